@@ -1,0 +1,34 @@
+#include "boinc_runtime.h"
+
+#include <sys/stat.h>
+
+#include <boinc_api.h>
+
+#include "core/file_io.h"
+
+namespace helix {
+
+std::string BoincRuntime::resolve(const std::string& logical_name) {
+  std::string physical;
+  boinc_resolve_filename_s(logical_name.c_str(), physical);
+  return physical;
+}
+
+void BoincRuntime::report_progress(double fraction_done) { boinc_fraction_done(fraction_done); }
+
+bool BoincRuntime::checkpoint_due() { return boinc_time_to_checkpoint() != 0; }
+
+void BoincRuntime::save_state(const std::vector<std::uint8_t>& state) {
+  write_file_atomic(kStateFile, state);
+  boinc_checkpoint_completed();
+}
+
+std::optional<std::vector<std::uint8_t>> BoincRuntime::restore_state() {
+  struct stat info;
+  if (::stat(kStateFile, &info) != 0) return std::nullopt;
+  return read_file_bytes(kStateFile);
+}
+
+bool BoincRuntime::should_stop() { return boinc_status.quit_request || boinc_status.abort_request; }
+
+}  // namespace helix

@@ -1,0 +1,88 @@
+// main.cpp: the helix volunteer app. Its whole lifecycle, as in BOINC's example
+// app: init, resolve the WU's parameters, run the kind (which restores its
+// checkpoint, reports progress and checkpoints through the Runtime), finish.
+//
+//   helix [--cpu] [--device N] [--version]
+//
+// Exit paths: success -> boinc_finish(0) with the result files written;
+// bad input -> one "helix: error: ..." line, boinc_finish(1), no result files;
+// GPU fault -> boinc_temporary_exit (the client retries later), no result files.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <boinc_api.h>
+#include <nlohmann/json.hpp>
+
+#include "boinc_runtime.h"
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/kind.h"
+
+namespace {
+
+constexpr int kExitBadInput = 1;
+constexpr int kGpuRetryDelaySeconds = 600;
+
+// The client's choice of GPU wins over the command line (APP_INIT_DATA).
+int chosen_gpu_device(int command_line_device) {
+  APP_INIT_DATA init_data;
+  boinc_get_init_data(init_data);
+  return init_data.gpu_device_num >= 0 ? init_data.gpu_device_num : command_line_device;
+}
+
+nlohmann::json read_params(helix::Runtime& runtime) {
+  const std::string path = runtime.resolve("params");
+  try {
+    return nlohmann::json::parse(helix::read_file_text(path));
+  } catch (const nlohmann::json::parse_error& error) {
+    throw helix::InputError(path + " is not valid JSON: " + error.what());
+  }
+}
+
+void run_work_unit(const helix::RunOptions& options) {
+  helix::BoincRuntime runtime;
+  const nlohmann::json params = read_params(runtime);
+  const std::string kind_name = params.is_object() && params.contains("kind") && params["kind"].is_string()
+                                    ? params["kind"].get<std::string>()
+                                    : std::string();
+  const helix::AppKind* kind = helix::find_app_kind(kind_name);
+  if (!kind) throw helix::InputError("params names no known kind (\"kind\": \"" + kind_name + "\")");
+  kind->run(params, options, runtime);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"helix: BOINC science app (mrf CT segmentation, ...)"};
+  helix::RunOptions options;
+  int device = 0;
+  bool show_version = false;
+  cli.add_flag("--cpu", options.force_cpu, "run the CPU reference instead of the GPU");
+  cli.add_option("--device", device, "CUDA device when the client names none")->check(CLI::NonNegativeNumber);
+  cli.add_flag("--version", show_version, "print the version and exit");
+  cli.allow_extras();  // the client may append arguments of its own (e.g. --device from old clients)
+  CLI11_PARSE(cli, argc, argv);
+  if (show_version) {
+    std::printf("helix %s\n", HELIX_VERSION);
+    return 0;
+  }
+
+  boinc_init();
+  options.gpu_device = chosen_gpu_device(device);
+  try {
+    run_work_unit(options);
+  } catch (const helix::InputError& error) {
+    std::fprintf(stderr, "helix: error: %s\n", error.what());
+    boinc_finish(kExitBadInput);
+  } catch (const helix::GpuError& error) {
+    std::fprintf(stderr, "helix: GPU fault, will retry later: %s\n", error.what());
+    boinc_temporary_exit(kGpuRetryDelaySeconds, error.what());
+  } catch (const helix::StopRequested&) {
+    std::fprintf(stderr, "helix: quitting at the client's request; state checkpointed\n");
+    boinc_temporary_exit(0, "quit requested");
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "helix: error: %s\n", error.what());
+    boinc_finish(kExitBadInput);
+  }
+  boinc_finish(0);
+}

@@ -1,0 +1,60 @@
+#include "file_io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "errors.h"
+
+namespace helix {
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t buffer[1 << 16];
+  std::size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) bytes.insert(bytes.end(), buffer, buffer + got);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed) throw InputError("cannot read " + path);
+  return bytes;
+}
+
+std::string read_file_text(const std::string& path) {
+  auto bytes = read_file_bytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+  const std::string temp_path = path + ".tmp";
+  int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + temp_path + ": " + std::strerror(errno));
+  const auto* cursor = static_cast<const char*>(data);
+  std::size_t left = size;
+  while (left > 0) {
+    ssize_t wrote = ::write(fd, cursor, left);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      int saved = errno;
+      ::close(fd);
+      ::unlink(temp_path.c_str());
+      throw std::runtime_error("cannot write " + temp_path + ": " + std::strerror(saved));
+    }
+    cursor += wrote;
+    left -= static_cast<std::size_t>(wrote);
+  }
+  // fsync so that a crash after rename never exposes a short file.
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(temp_path.c_str());
+    throw std::runtime_error("cannot flush " + temp_path);
+  }
+  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
+    ::unlink(temp_path.c_str());
+    throw std::runtime_error("cannot rename " + temp_path + " to " + path);
+  }
+}
+
+}  // namespace helix

@@ -1,0 +1,84 @@
+// mrf_model.h: the exact MRF segmentation model, shared by the CPU reference
+// and the CUDA kernels (every function here is __host__ __device__).
+//
+// Contents: class labels, fixed-point energy units, the counter-based proposal
+// generator, the checkerboard colouring, and the local energy of a voxel.
+// docs/mrf.md defines the model in prose; this header is its executable form.
+//
+// Why fixed point: the seed's GPU port disagreed with its CPU code by 3-23 % of
+// the area because float sums and update order differed. Here every energy is
+// an integer number of 1/kEnergyScale units, class terms are tabulated on the
+// host once per sweep, and the update order is parallel by construction, so
+// both engines produce identical labels.
+#pragma once
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define HELIX_HD __host__ __device__ __forceinline__
+#else
+#define HELIX_HD inline
+#endif
+
+namespace helix::mrf {
+
+constexpr int kClassCount = 3;  // labels: 0 air, 1 bone, 2 liver (soft tissue)
+constexpr const char* kClassNames[kClassCount] = {"air", "bone", "liver"};
+// Energies are integers in units of 1/1024 nat.
+constexpr std::int64_t kEnergyScale = 1024;
+// Class-term table entries are clamped to this magnitude so that a voxel's local
+// energy (class term + 6 clique terms) can never overflow int32.
+constexpr std::int32_t kMaxClassTerm = 1 << 26;
+
+// Integer parameters of one sweep, already converted to fixed point.
+struct SweepConstants {
+  std::int32_t beta_in_fixed;    // reward per same-label neighbour
+  std::int32_t beta_out_fixed;   // reward per different-label neighbour
+  std::int32_t threshold_fixed;  // accept a proposal when the energy drops by more than this
+  std::uint64_t seed;
+  std::uint32_t sweep_index;     // 0-based
+};
+
+// Checkerboard colour over the 6-neighbourhood: no two voxels of one colour are
+// neighbours, so all voxels of a colour can be updated at once, in any order.
+HELIX_HD int voxel_colour(int x, int y, int z) { return (x + y + z) & 1; }
+
+// Counter-based random bits keyed by (seed, sweep, voxel): the SplitMix64
+// finaliser of a linear combination of the keys. No state, so any engine and
+// any thread order draws the same number for the same voxel and sweep.
+HELIX_HD std::uint64_t proposal_bits(std::uint64_t seed, std::uint32_t sweep, std::uint64_t voxel) {
+  std::uint64_t x = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(sweep) + 1ull) +
+                    0xD1B54A32D192ED03ull * voxel;
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// The proposed label: one of the two other classes, chosen by the top bit.
+HELIX_HD int proposed_label(int current_label, std::uint64_t bits) {
+  return (current_label + 1 + static_cast<int>(bits >> 63)) % kClassCount;
+}
+
+// Clique energy of label `label` given how many of its in-volume neighbours
+// carry that label: -beta_in per same-label neighbour, -beta_out otherwise.
+HELIX_HD std::int32_t clique_energy(int same_neighbours, int neighbour_count, const SweepConstants& c) {
+  return -(c.beta_in_fixed * same_neighbours + c.beta_out_fixed * (neighbour_count - same_neighbours));
+}
+
+// Decision for one voxel. `class_term_current/proposed` come from the table;
+// `same_current/proposed` count neighbours with the current/proposed label.
+// Returns the energy change if the proposal is accepted, 0 otherwise
+// (accepted reports whether the label changes).
+HELIX_HD std::int32_t proposal_delta(std::int32_t class_term_current, std::int32_t class_term_proposed,
+                                     int same_current, int same_proposed, int neighbour_count,
+                                     const SweepConstants& c, bool& accepted) {
+  const std::int32_t energy_current = class_term_current + clique_energy(same_current, neighbour_count, c);
+  const std::int32_t energy_proposed = class_term_proposed + clique_energy(same_proposed, neighbour_count, c);
+  const std::int32_t delta = energy_proposed - energy_current;
+  accepted = delta < -c.threshold_fixed;
+  return accepted ? delta : 0;
+}
+
+}  // namespace helix::mrf

@@ -1,0 +1,133 @@
+// mrf_solver.cpp: drives a SweepEngine from the initial labels to convergence,
+// re-estimating the classes after every sweep and checkpointing at sweep
+// boundaries. Everything a restart needs is in the checkpoint (labels, class
+// model, trace, sweep count), so a restarted run is byte-identical.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "core/byte_codec.h"
+#include "core/errors.h"
+#include "mrf.h"
+
+namespace helix::mrf {
+namespace {
+
+constexpr char kStateMagic[8] = {'H', 'X', 'M', 'R', 'F', 'C', 'K', '1'};
+
+struct SolverState {
+  std::uint32_t sweeps_done = 0;
+  bool finished = false;
+  bool converged = false;
+  ClassModel model;
+  std::vector<SweepRecord> trace;
+  std::vector<std::uint8_t> labels;
+};
+
+// A checkpoint is only reused for the same volume shape and parameters.
+std::string state_fingerprint(const Volume& volume, const MrfParams& params) {
+  return std::to_string(volume.nx) + "x" + std::to_string(volume.ny) + "x" + std::to_string(volume.nz) + " " +
+         mrf_params_to_json(params).dump();
+}
+
+std::vector<std::uint8_t> encode_state(const SolverState& state, const std::string& fingerprint) {
+  ByteWriter writer;
+  writer.put_bytes(kStateMagic, 8);
+  writer.put_string(fingerprint);
+  writer.put<std::uint32_t>(state.sweeps_done);
+  writer.put<std::uint8_t>(state.finished), writer.put<std::uint8_t>(state.converged);
+  for (int k = 0; k < kClassCount; ++k) writer.put<double>(state.model.mean[k]), writer.put<double>(state.model.variance[k]);
+  writer.put<std::uint64_t>(state.trace.size());
+  for (const auto& record : state.trace)
+    writer.put<std::uint32_t>(record.sweep), writer.put<std::int64_t>(record.delta_energy),
+        writer.put<std::int64_t>(record.labels_changed);
+  auto frame = zstd_compress(state.labels.data(), state.labels.size());
+  writer.put<std::uint64_t>(frame.size());
+  writer.put_bytes(frame.data(), frame.size());
+  return std::move(writer.bytes());
+}
+
+// Returns false (start afresh) for a checkpoint of another WU or a damaged one.
+bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& fingerprint, std::size_t voxels,
+                  SolverState& state) {
+  try {
+    ByteReader reader(bytes, "checkpoint");
+    if (reader.remaining() < 8 || std::memcmp(reader.take(8), kStateMagic, 8) != 0) return false;
+    if (reader.get_string(1 << 20) != fingerprint) return false;
+    state.sweeps_done = reader.get<std::uint32_t>();
+    state.finished = reader.get<std::uint8_t>(), state.converged = reader.get<std::uint8_t>();
+    for (int k = 0; k < kClassCount; ++k) state.model.mean[k] = reader.get<double>(), state.model.variance[k] = reader.get<double>();
+    const auto records = reader.get<std::uint64_t>();
+    if (records != state.sweeps_done) return false;
+    state.trace.resize(records);
+    for (auto& record : state.trace)
+      record.sweep = reader.get<std::uint32_t>(), record.delta_energy = reader.get<std::int64_t>(),
+      record.labels_changed = reader.get<std::int64_t>();
+    const auto frame_size = reader.get<std::uint64_t>();
+    if (frame_size != reader.remaining()) return false;
+    state.labels = zstd_decompress(reader.take(frame_size), frame_size, voxels, "checkpoint");
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+SolverState initial_state(const Volume& volume, const MrfParams& params) {
+  SolverState state;
+  const auto means = params.initial_means ? *params.initial_means : initial_class_means(volume);
+  state.labels = initial_labels(volume, means);
+  ClassModel seed_model;
+  seed_model.mean = means;
+  seed_model.variance.fill(params.min_variance);
+  state.model = estimate_class_model(class_statistics(volume, state.labels), seed_model, params.min_variance);
+  return state;
+}
+
+void intensity_range(const Volume& volume, std::int32_t& low, std::int32_t& high) {
+  const auto [min_it, max_it] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
+  low = *min_it, high = *max_it;
+}
+
+}  // namespace
+
+MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& engine, Runtime& runtime) {
+  const std::string fingerprint = state_fingerprint(volume, params);
+  SolverState state;
+  auto saved = runtime.restore_state();
+  if (!saved || !decode_state(*saved, fingerprint, volume.size(), state)) state = initial_state(volume, params);
+
+  std::int32_t low = 0, high = 0;
+  intensity_range(volume, low, high);
+  const std::int64_t tolerance = energy_tolerance_fixed(params, volume.size());
+  engine.load(volume, state.labels);
+  while (!state.finished) {
+    const EnergyTable table = build_energy_table(state.model, low, high);
+    const SweepStats stats = engine.sweep(table, sweep_constants(params, state.sweeps_done));
+    state.model = estimate_class_model(stats.sums, state.model, params.min_variance);
+    state.trace.push_back({state.sweeps_done + 1, stats.delta_energy, stats.labels_changed});
+    ++state.sweeps_done;
+    state.converged = std::llabs(stats.delta_energy) <= tolerance;
+    state.finished = state.converged || state.sweeps_done >= static_cast<std::uint32_t>(params.max_sweeps);
+    runtime.report_progress(state.finished ? 1.0 : static_cast<double>(state.sweeps_done) / params.max_sweeps);
+    const bool stop = runtime.should_stop();
+    if (!state.finished && (stop || runtime.checkpoint_due())) {
+      state.labels = engine.labels();
+      runtime.save_state(encode_state(state, fingerprint));
+    }
+    if (stop && !state.finished) throw StopRequested();
+  }
+
+  MrfResult result;
+  result.labels = engine.labels();
+  result.model = state.model;
+  result.sums = class_statistics(volume, result.labels);
+  result.trace = state.trace;
+  result.converged = state.converged;
+  result.final_energy = total_energy(volume, result.labels, build_energy_table(result.model, low, high),
+                                     sweep_constants(params, state.sweeps_done));
+  return result;
+}
+
+}  // namespace helix::mrf
