@@ -1,0 +1,33 @@
+// results_db.h: the assimilator's SQLite database (schema: docs/database.md).
+//   open_results_db()   opens/creates the file and every table (generic + each kind's)
+//   store_result()      one accepted result, in one transaction, idempotent
+//   store_error()       one failed WU, idempotent
+//   print_results()     a readable table of what is stored
+#pragma once
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace helix {
+
+struct DbClose {
+  void operator()(sqlite3* db) const;
+};
+using ResultsDb = std::unique_ptr<sqlite3, DbClose>;
+
+// Throws std::runtime_error when the file cannot be opened or the schema made.
+ResultsDb open_results_db(const std::string& path);
+// Stores results(wu_id, kind) and the kind's own rows in one transaction
+// (rolled back on any error, which is rethrown). Storing the same result again
+// leaves every row as it was.
+void store_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files);
+// Records errors(wu_id, error_mask) (INSERT OR REPLACE).
+void store_error(sqlite3* db, long long wu_id, long long error_mask);
+// Prints every stored result (or only wu_id) with its kind's rows, then the errors.
+void print_results(sqlite3* db, std::optional<long long> wu_id, std::FILE* out);
+
+}  // namespace helix

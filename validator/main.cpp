@@ -1,0 +1,75 @@
+// main.cpp: helix-validate, the checks BOINC's script_validator runs.
+//
+//   helix-validate init [--inputs DIR] f1 ... fn      one result's output files
+//       exit 0 valid, 3 transient (retry later), 1 invalid
+//   helix-validate compare f1 ... fn g1 ... gn        two results, split in half
+//       exit 0 equivalent, 1 not
+//
+// The kind is read from each result's last file (its JSON summary). When not
+// valid, one line on stderr says why (it lands in the validator's log).
+//
+// The daemon, in the project's config.xml (DIR: a flat copy of the WU input
+// files, e.g. the --out directory of helix-wu, so the validator can recompute):
+//   script_validator --app helix
+//       --init_script "helix-validate init --inputs <download dir copy> files"
+//       --compare_script "helix-validate compare files files2"
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/kind.h"
+#include "result_kind.h"
+
+namespace {
+
+constexpr int kExitValid = 0, kExitInvalid = 1;
+
+int report(const helix::CheckOutcome& outcome, const char* mode) {
+  if (outcome.verdict != helix::Verdict::kValid)
+    std::fprintf(stderr, "helix-validate %s: %s: %s\n", mode,
+                 outcome.verdict == helix::Verdict::kTransient ? "transient" : "invalid", outcome.reason.c_str());
+  return static_cast<int>(outcome.verdict);
+}
+
+int run_init(const std::vector<std::string>& args) {
+  helix::ServerOptions options;
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--inputs" && i + 1 < args.size()) options.inputs_dir = args[++i];
+    else files.push_back(args[i]);
+  }
+  const helix::ServerKind& kind = helix::result_kind(files);
+  return report(kind.check_result(files, options), "init");
+}
+
+int run_compare(const std::vector<std::string>& files) {
+  if (files.empty() || files.size() % 2 != 0)
+    throw helix::InputError("compare needs the files of two results (an even, non-zero count)");
+  const std::vector<std::string> a(files.begin(), files.begin() + files.size() / 2);
+  const std::vector<std::string> b(files.begin() + files.size() / 2, files.end());
+  const helix::ServerKind& kind = helix::result_kind(a);
+  if (&helix::result_kind(b) != &kind) throw helix::InputError("the two results are of different kinds");
+  const helix::CheckOutcome outcome = kind.compare_results(a, b);
+  return report(outcome.verdict == helix::Verdict::kValid ? outcome
+                                                          : helix::CheckOutcome{helix::Verdict::kInvalid, outcome.reason},
+                "compare");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string mode = args.empty() ? "" : args[0];
+  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  try {
+    if (mode == "init") return run_init(rest);
+    if (mode == "compare") return run_compare(rest);
+    std::fprintf(stderr, "usage: helix-validate init [--inputs DIR] FILE... | compare FILES_A... FILES_B...\n");
+    return kExitInvalid;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "helix-validate %s: invalid: %s\n", mode.c_str(), error.what());
+    return kExitInvalid;
+  }
+  return kExitValid;
+}

@@ -1,0 +1,142 @@
+// workunit_writer.cpp: BOINC templates and the create_work script for one WU.
+// Both templates are wrapped in <input_template>/<output_template> (which
+// create_work accepts) so that each is one well-formed XML document.
+#include "workunit_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+
+namespace helix {
+namespace {
+
+// BOINC resends after a week; two hosts must agree (the validator compares them).
+constexpr int kDelayBoundSeconds = 604800;
+constexpr int kMinQuorum = 2;
+constexpr int kTargetResults = 2;
+
+bool is_plain_name(const std::string& name) {
+  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::string file_name_of(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Resource numbers are whole bytes / operations; no exponent notation in templates.
+std::string whole_number(double value) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(0);
+  out << std::ceil(value);
+  return out.str();
+}
+
+void check_spec(const WorkunitSpec& spec) {
+  if (!is_plain_name(spec.name)) throw InputError("work unit name '" + spec.name + "' is not a plain file name");
+  if (spec.inputs.empty() || spec.inputs.front().first != "params")
+    throw InputError("a work unit's first input must be \"params\"");
+  for (const auto& [logical, path] : spec.inputs)
+    if (!is_plain_name(logical) || !is_plain_name(file_name_of(path)))
+      throw InputError("input '" + logical + "' (" + path + ") is not named by a plain file name");
+  for (const auto& logical : spec.outputs)
+    if (!is_plain_name(logical)) throw InputError("output name '" + logical + "' is not plain");
+}
+
+}  // namespace
+
+std::string input_template_xml(const WorkunitSpec& spec) {
+  std::ostringstream xml;
+  xml << "<input_template>\n";
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+    xml << "  <file_info>\n    <number>" << i << "</number>\n  </file_info>\n";
+  xml << "  <workunit>\n";
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+    xml << "    <file_ref>\n      <file_number>" << i << "</file_number>\n      <open_name>"
+        << xml_escape(spec.inputs[i].first) << "</open_name>\n    </file_ref>\n";
+  xml << "    <rsc_fpops_est>" << whole_number(spec.fpops_estimate) << "</rsc_fpops_est>\n"
+      << "    <rsc_fpops_bound>" << whole_number(spec.fpops_bound) << "</rsc_fpops_bound>\n"
+      << "    <rsc_memory_bound>" << whole_number(spec.memory_bound_bytes) << "</rsc_memory_bound>\n"
+      << "    <rsc_disk_bound>" << whole_number(spec.disk_bound_bytes) << "</rsc_disk_bound>\n"
+      << "    <delay_bound>" << kDelayBoundSeconds << "</delay_bound>\n"
+      << "    <min_quorum>" << kMinQuorum << "</min_quorum>\n"
+      << "    <target_nresults>" << kTargetResults << "</target_nresults>\n"
+      << "  </workunit>\n</input_template>\n";
+  return xml.str();
+}
+
+std::string result_template_xml(const WorkunitSpec& spec) {
+  std::ostringstream xml;
+  xml << "<output_template>\n";
+  for (std::size_t i = 0; i < spec.outputs.size(); ++i)
+    xml << "  <file_info>\n    <name><OUTFILE_" << i << "/></name>\n    <generated_locally/>\n"
+        << "    <upload_when_present/>\n    <max_nbytes>" << whole_number(spec.max_output_bytes)
+        << "</max_nbytes>\n    <url><UPLOAD_URL/></url>\n  </file_info>\n";
+  xml << "  <result>\n";
+  for (std::size_t i = 0; i < spec.outputs.size(); ++i)
+    xml << "    <file_ref>\n      <file_name><OUTFILE_" << i << "/></file_name>\n      <open_name>"
+        << xml_escape(spec.outputs[i]) << "</open_name>\n      <copy_file/>\n    </file_ref>\n";
+  xml << "  </result>\n</output_template>\n";
+  return xml.str();
+}
+
+std::string create_work_script(const WorkunitSpec& spec) {
+  const std::string& name = spec.name;
+  std::ostringstream sh;
+  sh << "#!/bin/bash\n"
+     << "# Creates BOINC work unit " << name << ". Run from the BOINC project directory\n"
+     << "# (it calls bin/stage_file and bin/create_work and writes to templates/).\n"
+     << "# The resource bounds (rsc_fpops_est/bound, rsc_memory_bound, rsc_disk_bound)\n"
+     << "# and the quorum are in the WU template, so create_work needs no flags for them.\n"
+     << "set -euo pipefail\n"
+     << "here=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
+     << "cp \"$here/" << name << ".wu_template.xml\" \"$here/" << name << ".result_template.xml\" templates/\n";
+  for (const auto& input : spec.inputs) sh << "bin/stage_file --copy \"$here/" << file_name_of(input.second) << "\"\n";
+  sh << "bin/create_work --appname helix --wu_name " << name << " \\\n"
+     << "  --wu_template templates/" << name << ".wu_template.xml \\\n"
+     << "  --result_template templates/" << name << ".result_template.xml";
+  for (const auto& input : spec.inputs) sh << " \\\n  " << file_name_of(input.second);
+  sh << "\n";
+  return sh.str();
+}
+
+WorkunitFiles write_workunit_files(const WorkunitSpec& spec) {
+  check_spec(spec);
+  const std::string dir = std::filesystem::path(spec.inputs.front().second).parent_path().string();
+  const std::string prefix = (dir.empty() ? std::string(".") : dir) + "/" + spec.name;
+  const WorkunitFiles files{prefix + ".wu_template.xml", prefix + ".result_template.xml", prefix + ".create_work.sh"};
+  try {
+    write_file_atomic(files.wu_template, input_template_xml(spec));
+    write_file_atomic(files.result_template, result_template_xml(spec));
+    write_file_atomic(files.script, create_work_script(spec));
+    using std::filesystem::perms;
+    std::filesystem::permissions(files.script, perms::owner_exec | perms::group_exec | perms::others_exec,
+                                 std::filesystem::perm_options::add);
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& path : {files.wu_template, files.result_template, files.script})
+      std::filesystem::remove(path, ignored);
+    throw;
+  }
+  return files;
+}
+
+}  // namespace helix
