@@ -40,8 +40,11 @@ MrfParams parse_mrf_params(const nlohmann::json& params) {
   if (sweeps != std::floor(sweeps)) throw InputError("mrf parameter 'max_sweeps' must be an integer");
   parsed.max_sweeps = static_cast<int>(sweeps);
   if (params.contains("seed")) {
-    if (!params["seed"].is_number_unsigned()) throw InputError("mrf parameter 'seed' must be a non-negative integer");
-    parsed.seed = params["seed"].get<std::uint64_t>();
+    const auto& seed = params["seed"];
+    const bool non_negative_integer =
+        seed.is_number_unsigned() || (seed.is_number_integer() && seed.get<std::int64_t>() >= 0);
+    if (!non_negative_integer) throw InputError("mrf parameter 'seed' must be a non-negative integer");
+    parsed.seed = seed.get<std::uint64_t>();
   }
   if (params.contains("initial_means")) {
     const auto& means = params["initial_means"];

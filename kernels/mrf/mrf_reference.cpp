@@ -87,7 +87,8 @@ int nearest_centre(double value, const std::array<double, kClassCount>& centres)
 }  // namespace
 
 // k-means (Lloyd) with three centres over the intensity histogram, started at
-// the 5th, 50th and 99th percentiles. Returned in label order: the lowest centre
+// the 1st and 99.5th percentiles and their midpoint (air and bone sit at the
+// ends of a CT histogram; soft tissue lies between them). Returned in label order: the lowest centre
 // is air, the highest bone, the middle one liver (CT: air < soft tissue < bone).
 std::array<double, kClassCount> initial_class_means(const Volume& volume) {
   std::vector<std::int64_t> histogram(65536, 0);
@@ -101,7 +102,8 @@ std::array<double, kClassCount> initial_class_means(const Volume& volume) {
     }
     return 32767.0;
   };
-  std::array<double, kClassCount> centres = {percentile(0.05), percentile(0.50), percentile(0.99)};
+  const double low = percentile(0.01), high = percentile(0.995);
+  std::array<double, kClassCount> centres = {low, (low + high) / 2, high};
   for (int iteration = 0; iteration < 100; ++iteration) {
     std::array<double, kClassCount> sum{}, count{};
     for (int i = 0; i < 65536; ++i) {

@@ -1,0 +1,192 @@
+// The helix binary itself, in BOINC standalone mode (no client): good runs,
+// bad inputs (one error line, non-zero exit, no result files), and SIGKILL at
+// random moments followed by restarts (identical result bytes).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/directory_runtime.h"
+#include "core/file_io.h"
+#include "mrf/mrf_files.h"
+#include "mrf/mrf_summary.h"
+#include "mrf_test_util.h"
+
+namespace helix::mrf {
+namespace {
+
+using testing::small_phantom;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+struct AppRun {
+  int exit_code = -1;
+  std::string stderr_text;
+};
+
+pid_t start_app(const std::string& slot, const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(slot.c_str()) != 0) _exit(127);
+    const std::string err = slot + "/stderr.txt";
+    if (!freopen(err.c_str(), "a", stderr)) _exit(127);
+    std::vector<char*> argv = {const_cast<char*>(HELIX_APP_BINARY)};
+    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(HELIX_APP_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+AppRun wait_app(const std::string& slot, pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  AppRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.stderr_text = read_file_text(slot + "/stderr.txt");
+  return run;
+}
+
+AppRun run_app(const std::string& slot, const std::vector<std::string>& args = {"--cpu"}) {
+  return wait_app(slot, start_app(slot, args));
+}
+
+// A standalone slot: the logical names resolve to themselves. init_data.xml
+// sets the shortest checkpoint period the BOINC API honours, one second (its
+// countdown runs in whole seconds; 0 would mean never).
+void make_slot(const std::string& slot, const Volume& volume, const nlohmann::json& params) {
+  write_file_atomic(slot + "/params", params.dump());
+  write_volume_file(slot + "/volume", volume);
+  write_file_atomic(slot + "/init_data.xml",
+                    std::string("<app_init_data>\n<checkpoint_period>1</checkpoint_period>\n</app_init_data>\n"));
+}
+
+bool has_result_files(const std::string& slot) {
+  return fs::exists(slot + "/labels") || fs::exists(slot + "/summary");
+}
+
+TEST(App, WritesTheSolversResult) {
+  TempDir slot;
+  const Phantom phantom = small_phantom(40, 40, 8);
+  MrfParams params;
+  params.max_sweeps = 6;
+  make_slot(slot.path(), phantom.volume, mrf_params_to_json(params));
+  const AppRun run = run_app(slot.path());
+  ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+
+  TempDir scratch;
+  DirectoryRuntime runtime(scratch.path());
+  auto engine = make_cpu_engine();
+  const MrfResult expected = solve_mrf(phantom.volume, params, *engine, runtime);
+  EXPECT_EQ(read_labels_file(slot.file("labels")).labels, expected.labels);
+  EXPECT_EQ(read_file_text(slot.file("summary")),
+            summary_text(make_summary(phantom.volume, params, expected, "volume")));
+  EXPECT_TRUE(fs::exists(slot.file("boinc_finish_called")));
+}
+
+TEST(App, VersionFlag) {
+  TempDir slot;
+  const AppRun run = run_app(slot.path(), {"--version"});
+  EXPECT_EQ(run.exit_code, 0);
+}
+
+struct BadInput {
+  std::string name;
+  std::function<void(const std::string& slot)> damage;
+  std::string expected_message;
+};
+
+class AppRejects : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(AppRejects, WithOneLineAndNoResult) {
+  TempDir slot;
+  make_slot(slot.path(), small_phantom(16, 16, 4).volume, {{"kind", "mrf"}, {"max_sweeps", 3}});
+  GetParam().damage(slot.path());
+  const AppRun run = run_app(slot.path());
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_FALSE(has_result_files(slot.path()));
+  const auto first_error = run.stderr_text.find("helix: error: ");
+  ASSERT_NE(first_error, std::string::npos) << run.stderr_text;
+  EXPECT_EQ(run.stderr_text.find("helix: error: ", first_error + 1), std::string::npos) << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find(GetParam().expected_message), std::string::npos) << run.stderr_text;
+}
+
+void truncate_file(const std::string& path, std::size_t keep) {
+  auto bytes = read_file_bytes(path);
+  bytes.resize(std::min(keep, bytes.size()));
+  write_file_atomic(path, bytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, AppRejects,
+    ::testing::Values(
+        BadInput{"TruncatedVolume", [](const std::string& s) { truncate_file(s + "/volume", 60); }, "truncated"},
+        BadInput{"TruncatedHeader", [](const std::string& s) { truncate_file(s + "/volume", 10); }, "truncated"},
+        BadInput{"WrongDimensions",
+                 [](const std::string& s) {
+                   auto bytes = read_file_bytes(s + "/volume");
+                   bytes[12] = 17;  // ny 16 -> 17
+                   write_file_atomic(s + "/volume", bytes);
+                 },
+                 "expected"},
+        BadInput{"MissingVolume", [](const std::string& s) { fs::remove(s + "/volume"); }, "cannot open"},
+        BadInput{"AbsurdBeta",
+                 [](const std::string& s) { write_file_atomic(s + "/params", std::string(R"({"kind":"mrf","beta_in":1e12})")); },
+                 "beta_in"},
+        BadInput{"ZeroSweeps",
+                 [](const std::string& s) { write_file_atomic(s + "/params", std::string(R"({"kind":"mrf","max_sweeps":0})")); },
+                 "max_sweeps"},
+        BadInput{"UnknownKind",
+                 [](const std::string& s) { write_file_atomic(s + "/params", std::string(R"({"kind":"tea"})")); },
+                 "no known kind"},
+        BadInput{"ParamsNotJson", [](const std::string& s) { write_file_atomic(s + "/params", std::string("{oops")); },
+                 "not valid JSON"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+// SIGKILL at random moments, restart until done: the result bytes equal an
+// uninterrupted run's, and no result file ever exists before the run finishes.
+TEST(App, KilledAtRandomPointsRestartsToIdenticalBytes) {
+  const Phantom phantom = small_phantom(320, 320, 96, 21, 150.0);
+  const nlohmann::json params = {{"kind", "mrf"}, {"max_sweeps", 60}, {"energy_tolerance", 0}, {"seed", 5}};
+  TempDir reference_slot;
+  make_slot(reference_slot.path(), phantom.volume, params);
+  ASSERT_EQ(run_app(reference_slot.path()).exit_code, 0);
+  const auto reference_labels = read_file_bytes(reference_slot.file("labels"));
+  const auto reference_summary = read_file_text(reference_slot.file("summary"));
+
+  TempDir slot;
+  make_slot(slot.path(), phantom.volume, params);
+  std::mt19937 random(12345);
+  int kills = 0, resumed_starts = 0;
+  for (int attempt = 0; attempt < 10 && !fs::exists(slot.file("summary")); ++attempt) {
+    resumed_starts += fs::exists(slot.file("helix_checkpoint.state"));
+    const pid_t pid = start_app(slot.path(), {"--cpu"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1100, 1900)(random)));
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == 0) {  // still running: kill it mid-work
+      kill(pid, SIGKILL);
+      ++kills;
+    }
+    wait_app(slot.path(), pid);
+    // Whatever moment the kill hit, an output file that exists is whole.
+    if (fs::exists(slot.file("labels"))) EXPECT_NO_THROW(read_labels_file(slot.file("labels")));
+  }
+  const AppRun final_run = run_app(slot.path());  // finishes whatever is left
+  ASSERT_EQ(final_run.exit_code, 0) << final_run.stderr_text;
+  EXPECT_GE(kills, 3);
+  EXPECT_GE(resumed_starts, 2);  // restarts really resumed from checkpoints
+  EXPECT_EQ(read_file_bytes(slot.file("labels")), reference_labels);
+  EXPECT_EQ(read_file_text(slot.file("summary")), reference_summary);
+}
+
+}  // namespace
+}  // namespace helix::mrf
