@@ -1,0 +1,43 @@
+// server_test_util.h: shared fixtures for the server-side tests: a genuine mrf
+// result (small phantom segmented by the CPU reference, written exactly as the
+// app writes it), scratch directories, and running the built tools.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mrf/mrf.h"
+
+namespace helix::test {
+
+// A fresh empty directory under the system temp dir, unique per call.
+std::string scratch_dir(const std::string& tag);
+
+struct GenuineResult {
+  std::string inputs_dir;     // holds kVolumeName (the WU's input volume)
+  std::string labels_path;    // labels.hxl
+  std::string summary_path;   // summary.json
+  mrf::Volume volume;
+  mrf::MrfResult result;
+  nlohmann::json summary;
+  std::vector<std::string> files() const { return {labels_path, summary_path}; }
+};
+constexpr const char* kVolumeName = "wu.volume.hxv";
+
+// Segments a 32x32x8 phantom with the CPU engine, once per process, and
+// writes a copy of its files into a new scratch directory for each caller
+// (so tests may damage their copy).
+GenuineResult genuine_result(const std::string& tag);
+
+void write_json(const std::string& path, const nlohmann::json& value);
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+// Runs a shell command line; returns its exit status and captured output.
+ToolRun run_tool(const std::string& command_line);
+int line_count(const std::string& text);
+
+}  // namespace helix::test
