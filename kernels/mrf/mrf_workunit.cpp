@@ -56,6 +56,8 @@ void run_phantom(const PhantomOptions& options) {
   PhantomSpec spec;
   for (int extent : options.size)
     if (extent < 1 || extent > static_cast<int>(kMaxDimension)) throw InputError("--size values must be in [1, 4096]");
+  if (static_cast<std::uint64_t>(options.size[0]) * options.size[1] * options.size[2] > kMaxVoxels)
+    throw InputError("--size gives more than 2^31 voxels");
   if (!(options.noise_hu >= 0 && options.noise_hu <= 10000)) throw InputError("--noise must be in [0, 10000] HU");
   spec.nx = options.size[0], spec.ny = options.size[1], spec.nz = options.size[2];
   spec.noise_sigma_hu = options.noise_hu;
