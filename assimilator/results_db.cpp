@@ -3,6 +3,7 @@
 // the schema, so no kind is named here.
 #include "results_db.h"
 
+#include <cctype>
 #include <stdexcept>
 
 #include <sqlite3.h>
@@ -48,7 +49,10 @@ std::string cell_text(sqlite3_stmt* statement, int column) {
     case SQLITE_NULL: return "NULL";
     case SQLITE_BLOB: return "(" + std::to_string(sqlite3_column_bytes(statement, column)) + " bytes)";
     default: {
-      std::string text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+      std::string text;  // one line per row: runs of whitespace (e.g. JSON indentation) become one space
+      for (const char* c = reinterpret_cast<const char*>(sqlite3_column_text(statement, column)); *c; ++c)
+        if (!std::isspace(static_cast<unsigned char>(*c))) text += *c;
+        else if (text.empty() || text.back() != ' ') text += ' ';
       return text.size() > kMaxCellChars ? text.substr(0, kMaxCellChars - 3) + "..." : text;
     }
   }
