@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace helix::mrf {
 namespace {
@@ -30,8 +31,31 @@ double gaussian(std::uint64_t seed, std::uint64_t index) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
+void fill_slice(const PhantomSpec& spec, int z, Phantom& phantom) {
+  const double class_hu[kClassCount] = {kAirHu, kBoneHu, kLiverHu};
+  const double t = spec.nz > 1 ? static_cast<double>(z) / (spec.nz - 1) : 0.0;
+  for (int y = 0; y < spec.ny; ++y)
+    for (int x = 0; x < spec.nx; ++x) {
+      int hits[kClassCount] = {0, 0, 0};
+      for (int sy = 0; sy < kSubsamples; ++sy)
+        for (int sx = 0; sx < kSubsamples; ++sx) {
+          const double u = 2.0 * (x + (sx + 0.5) / kSubsamples) / spec.nx - 1.0;
+          const double v = 2.0 * (y + (sy + 0.5) / kSubsamples) / spec.ny - 1.0;
+          ++hits[class_at(u, v, t)];
+        }
+      double hu = 0;
+      for (int k = 0; k < kClassCount; ++k) hu += class_hu[k] * hits[k] / (kSubsamples * kSubsamples);
+      const std::size_t i = x + static_cast<std::size_t>(spec.nx) * (y + static_cast<std::size_t>(spec.ny) * z);
+      hu += spec.noise_sigma_hu * gaussian(spec.seed, i);
+      phantom.volume.voxels[i] = static_cast<std::int16_t>(std::clamp(std::lround(hu), -32768l, 32767l));
+      phantom.truth[i] = static_cast<std::uint8_t>(std::max_element(hits, hits + kClassCount) - hits);
+    }
+}
+
 }  // namespace
 
+// Slices are independent, so they are filled on all cores; every voxel's value
+// depends only on its coordinates and the seed, whatever the thread count.
 Phantom make_phantom(const PhantomSpec& spec) {
   Phantom phantom;
   Volume& volume = phantom.volume;
@@ -39,26 +63,13 @@ Phantom make_phantom(const PhantomSpec& spec) {
   volume.spacing_mm = {spec.spacing_mm[0], spec.spacing_mm[1], spec.spacing_mm[2]};
   volume.voxels.resize(volume.size());
   phantom.truth.resize(volume.size());
-  const double class_hu[kClassCount] = {kAirHu, kBoneHu, kLiverHu};
-  for (int z = 0; z < spec.nz; ++z) {
-    const double t = spec.nz > 1 ? static_cast<double>(z) / (spec.nz - 1) : 0.0;
-    for (int y = 0; y < spec.ny; ++y)
-      for (int x = 0; x < spec.nx; ++x) {
-        int hits[kClassCount] = {0, 0, 0};
-        for (int sy = 0; sy < kSubsamples; ++sy)
-          for (int sx = 0; sx < kSubsamples; ++sx) {
-            const double u = 2.0 * (x + (sx + 0.5) / kSubsamples) / spec.nx - 1.0;
-            const double v = 2.0 * (y + (sy + 0.5) / kSubsamples) / spec.ny - 1.0;
-            ++hits[class_at(u, v, t)];
-          }
-        double hu = 0;
-        for (int k = 0; k < kClassCount; ++k) hu += class_hu[k] * hits[k] / (kSubsamples * kSubsamples);
-        const std::size_t i = x + static_cast<std::size_t>(spec.nx) * (y + static_cast<std::size_t>(spec.ny) * z);
-        hu += spec.noise_sigma_hu * gaussian(spec.seed, i);
-        volume.voxels[i] = static_cast<std::int16_t>(std::clamp(std::lround(hu), -32768l, 32767l));
-        phantom.truth[i] = static_cast<std::uint8_t>(std::max_element(hits, hits + kClassCount) - hits);
-      }
-  }
+  const int thread_count = static_cast<int>(std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> threads;
+  for (int first = 0; first < thread_count; ++first)
+    threads.emplace_back([&, first] {
+      for (int z = first; z < spec.nz; z += thread_count) fill_slice(spec, z, phantom);
+    });
+  for (auto& thread : threads) thread.join();
   return phantom;
 }
 

@@ -32,16 +32,24 @@ struct AppRun {
   std::string stderr_text;
 };
 
+// The app under test: $HELIX_APP_BINARY when set (a build moved to another
+// machine), else the one this build made.
+const char* app_binary() {
+  const char* from_environment = std::getenv("HELIX_APP_BINARY");
+  return from_environment ? from_environment : HELIX_APP_BINARY;
+}
+
 pid_t start_app(const std::string& slot, const std::vector<std::string>& args) {
+  const char* binary = app_binary();
   const pid_t pid = fork();
   if (pid == 0) {
     if (chdir(slot.c_str()) != 0) _exit(127);
     const std::string err = slot + "/stderr.txt";
     if (!freopen(err.c_str(), "a", stderr)) _exit(127);
-    std::vector<char*> argv = {const_cast<char*>(HELIX_APP_BINARY)};
+    std::vector<char*> argv = {const_cast<char*>(binary)};
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
-    execv(HELIX_APP_BINARY, argv.data());
+    execv(binary, argv.data());
     _exit(127);
   }
   return pid;
@@ -91,6 +99,22 @@ TEST(App, WritesTheSolversResult) {
   EXPECT_EQ(read_file_text(slot.file("summary")),
             summary_text(make_summary(phantom.volume, params, expected, "volume")));
   EXPECT_TRUE(fs::exists(slot.file("boinc_finish_called")));
+}
+
+// The app on the GPU writes the very bytes the CPU reference writes.
+TEST(App, GpuRunWritesTheCpuRunsBytes) {
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Phantom phantom = small_phantom(200, 180, 40, 17, 120.0);
+  const nlohmann::json params = {{"kind", "mrf"}, {"seed", 77}, {"energy_tolerance", 1e-6}};
+  TempDir cpu_slot, gpu_slot;
+  make_slot(cpu_slot.path(), phantom.volume, params);
+  make_slot(gpu_slot.path(), phantom.volume, params);
+  ASSERT_EQ(run_app(cpu_slot.path(), {"--cpu"}).exit_code, 0);
+  const AppRun gpu_run = run_app(gpu_slot.path(), {"--device", "0"});
+  ASSERT_EQ(gpu_run.exit_code, 0) << gpu_run.stderr_text;
+  EXPECT_NE(gpu_run.stderr_text.find("CUDA device 0"), std::string::npos) << gpu_run.stderr_text;
+  EXPECT_EQ(read_file_bytes(gpu_slot.file("labels")), read_file_bytes(cpu_slot.file("labels")));
+  EXPECT_EQ(read_file_text(gpu_slot.file("summary")), read_file_text(cpu_slot.file("summary")));
 }
 
 TEST(App, VersionFlag) {
