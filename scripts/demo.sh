@@ -117,12 +117,11 @@ step "PNG slices (helix-wu mrf render)"
 "$helix_wu" mrf render --volume "$out/wu/$wu.volume.hxv" --labels "$out/slot1/labels" --out "$out/render" --slices 4
 
 step "files to look at"
-cat <<EOF
-  demo-out/render/*.png           CT slices with the segmentation over them
-  demo-out/dice.txt               Dice per class against the phantom's truth
-  demo-out/slot1/summary          the result's JSON summary (classes, energy trace)
-  demo-out/slot1/stderr.txt       the app's log
-  demo-out/results.sqlite         the assimilated result (sqlite3 demo-out/results.sqlite .tables)
-  demo-out/wu/$wu.*               the work unit: params, volume, BOINC templates, create_work command
-EOF
+look() { printf '  %-32s %s\n' "$1" "$2"; }
+look "demo-out/render/*.png" "CT slices with the segmentation over them"
+look "demo-out/dice.txt" "Dice per class against the phantom's truth"
+look "demo-out/slot1/summary" "the result's JSON summary (classes, energy trace)"
+look "demo-out/slot1/stderr.txt" "the app's log"
+look "demo-out/results.sqlite" "the assimilated result (helix-assimilate --db ... query)"
+look "demo-out/wu/$wu.*" "the work unit: params, volume, BOINC templates, create_work command"
 ls "$out/render" | sed 's/^/    /'
