@@ -121,7 +121,7 @@ log "making the work unit (${nx}x${ny}x${nz} phantom)"
 "$helix_wu" mrf phantom --out "$work/phantom" --size "$nx" "$ny" "$nz" --noise 200 --seed 11 >/dev/null
 "$helix_wu" mrf make --volume "$work/phantom/phantom.nii.gz" --name "$wu" --out "$work/wu" \
   --max-sweeps 100000 --tolerance 0 >/dev/null
-for file in params.json volume.hxv; do
+for file in params.json volume.hxv wu_template.xml result_template.xml; do
   [[ -s $work/wu/$wu.$file ]] || fail "helix-wu mrf make wrote no $wu.$file"
 done
 
@@ -137,8 +137,8 @@ standalone_start=$SECONDS
 log "standalone run took $((SECONDS - standalone_start)) s"
 for file in labels summary; do [[ -s $work/standalone/$file ]] || fail "standalone run wrote no $file"; done
 
-# 3. The client data directory (docs/boinc-e2e.md).
-project=$(bash "$here/make_client_dir.sh" "$data" "$helix" "$wu" "$work/wu/$wu.params.json" "$work/wu/$wu.volume.hxv")
+# 3. The client data directory, from the WU's own templates (docs/boinc-e2e.md).
+project=$(python3 "$here/make_client_dir.py" "$data" "$helix" "$work/wu" "$wu")
 
 # 4. First client session: run until the task has checkpointed, then stop.
 start_client
