@@ -111,7 +111,10 @@ step "assimilation into demo-out/results.sqlite (WU id 1)"
 "$helix_assimilate" --db "$out/results.sqlite" query
 
 step "Dice per class: segmentation vs phantom truth"
-python3 scripts/dice.py "$out/slot1/labels" "$out/phantom/phantom_truth.hxl" | tee "$out/dice.txt"
+# Informative only: a missing zstd command must not sink the demo.
+python3 scripts/dice.py "$out/slot1/labels" "$out/phantom/phantom_truth.hxl" >"$out/dice.txt" ||
+  echo "demo: warning: no Dice scores (see the line above)" >&2
+cat "$out/dice.txt"
 
 step "PNG slices (helix-wu mrf render)"
 "$helix_wu" mrf render --volume "$out/wu/$wu.volume.hxv" --labels "$out/slot1/labels" --out "$out/render" --slices 4
