@@ -124,6 +124,7 @@ log "making the work unit (${nx}x${ny}x${nz} phantom)"
 for file in params.json volume.hxv wu_template.xml result_template.xml; do
   [[ -s $work/wu/$wu.$file ]] || fail "helix-wu mrf make wrote no $wu.$file"
 done
+rm -rf "$work/phantom"   # 30 MB we no longer need
 
 # 2. The standalone reference: the same WU in a slot whose logical files are
 #    BOINC soft links to the WU files (as the client makes them), so the
