@@ -61,7 +61,8 @@ struct SweepStats {
 };
 
 // Class term of every intensity in [min_intensity, min_intensity + range) for
-// every class, in fixed point: terms[label * range + (v - min_intensity)].
+// every class, in fixed point: terms[label * range + (v - min_intensity)]
+// (the CPU's lookup form of class_term_fixed()).
 struct EnergyTable {
   std::int32_t min_intensity = 0;
   std::int32_t range = 0;
@@ -76,6 +77,7 @@ nlohmann::json mrf_params_to_json(const MrfParams& params);
 SweepConstants sweep_constants(const MrfParams& params, std::uint32_t sweep_index);
 std::int64_t energy_tolerance_fixed(const MrfParams& params, std::size_t voxel_count);
 
+ClassTerms class_terms(const ClassModel& model);
 EnergyTable build_energy_table(const ClassModel& model, std::int32_t min_intensity, std::int32_t max_intensity);
 ClassModel estimate_class_model(const ClassSums& sums, const ClassModel& previous, double min_variance);
 double deterministic_log(double x);
@@ -87,14 +89,15 @@ ClassSums class_statistics(const Volume& volume, const std::vector<std::uint8_t>
 std::int64_t total_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const EnergyTable& table,
                           const SweepConstants& constants);
 
-// One full sweep (colour 0 then colour 1) over the volume. The CPU engine is the
-// reference; the CUDA engine must return identical stats and labels.
+// One full sweep (colour 0 then colour 1) over the volume with the class terms
+// of `model`. The CPU engine is the reference; the CUDA engine must return
+// identical stats and labels.
 class SweepEngine {
  public:
   virtual ~SweepEngine() = default;
   virtual std::string description() const = 0;
   virtual void load(const Volume& volume, const std::vector<std::uint8_t>& labels) = 0;
-  virtual SweepStats sweep(const EnergyTable& table, const SweepConstants& constants) = 0;
+  virtual SweepStats sweep(const ClassModel& model, const SweepConstants& constants) = 0;
   virtual std::vector<std::uint8_t> labels() = 0;
 };
 

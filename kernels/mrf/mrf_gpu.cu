@@ -2,13 +2,14 @@
 //
 // Layers (CUB style): GpuSweepEngine (host: owns device memory, launches, one
 // synchronisation per sweep) -> colour_update_kernel (one colour of the
-// checkerboard) -> block_accumulate (block-level integer reduction) ->
+// checkerboard) -> accumulate_block (block-level integer reduction) ->
 // update_voxel (per-voxel decision, shared with the CPU via mrf_model.h).
 //
-// Exactness: the kernels use only integer arithmetic, read the class terms from
-// the host-built table, draw proposals from the counter-based generator, and
-// reduce with integer atomics (associative and commutative), so labels and
-// statistics equal the CPU reference's bit for bit, on any GPU and launch shape.
+// Exactness: the kernels compare integer energies (class terms from
+// class_term_fixed(), the CPU table's own formula), draw proposals from the
+// counter-based generator, and reduce with integer atomics (associative and
+// commutative), so labels and statistics equal the CPU reference's bit for
+// bit, on any GPU and launch shape.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -19,62 +20,147 @@
 namespace helix::mrf {
 namespace {
 
-// Tile shape: a thread owns kVoxelsPerThread consecutive voxels along x (two
-// of each colour) in each of kSlicesPerThread slices; a block is
-// kBlockX x kBlockY threads. Several voxels per thread amortise the atomics of
-// the reduction over more work.
+// Tile shape: a thread owns kVoxelsPerThread = 4 consecutive voxels along x
+// (two of each colour) in each of kSlicesPerThread slices; a block is
+// kBlockX x kBlockY threads. Several voxels per thread amortise the block
+// reduction over more work.
 constexpr int kVoxelsPerThread = 4;
 constexpr int kSlicesPerThread = 8;
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr int kBlockThreads = kBlockX * kBlockY;
+// Ask for registers for four resident blocks per SM (64 registers a thread):
+// more warps in flight hide the latency of the neighbour loads.
+constexpr int kMinBlocksPerSm = 4;
 
-// Accumulator layout in device memory (all 64-bit integers).
+// What one colour pass adds up, in device memory. Signed values are summed as
+// two's complement in unsigned 64-bit words (integer atomics: exact, any order).
+// The class sums are *changes*: the engine keeps the absolute sums on the
+// host, so a pass only touches the (few) voxels whose label changed.
 struct DeviceTotals {
-  unsigned long long delta_energy;  // two's complement sum of signed deltas
+  unsigned long long delta_energy;
   unsigned long long labels_changed;
-  unsigned long long count[kClassCount];
-  unsigned long long sum[kClassCount];  // two's complement
-  unsigned long long sum_sq[kClassCount];
+  unsigned long long count_change[kClassCount];
+  unsigned long long sum_change[kClassCount];
+  unsigned long long sum_sq_change[kClassCount];
 };
 
+// Device layout: rows padded to a pitch that is a multiple of
+// kVoxelsPerThread, so that a thread loads its four labels (uchar4) and four
+// intensities (short4) with one aligned access each. Padding voxels are never
+// read as neighbours (x bounds are checked against nx). Indices fit 32 bits:
+// (nx + 3) * ny * nz < 2^32 under the volume format's limits.
 struct VolumeView {
   const std::int16_t* intensity;
   std::uint8_t* labels;
-  const std::int32_t* table;
-  std::int32_t table_min;
-  std::int32_t table_range;
   int nx, ny, nz;
+  int pitch;  // elements per padded row
 };
 
 void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
-// Per-voxel decision; returns the accepted energy change and updates the label.
-__device__ std::int32_t update_voxel(const VolumeView& v, int x, int y, int z, std::size_t index,
-                                     const SweepConstants& constants, int& changed) {
-  const std::size_t row = v.nx, slice = static_cast<std::size_t>(v.nx) * v.ny;
-  int with_label[kClassCount] = {0, 0, 0};
-  int neighbours = 0;
-  if (x > 0) ++with_label[v.labels[index - 1]], ++neighbours;
-  if (x + 1 < v.nx) ++with_label[v.labels[index + 1]], ++neighbours;
-  if (y > 0) ++with_label[v.labels[index - row]], ++neighbours;
-  if (y + 1 < v.ny) ++with_label[v.labels[index + row]], ++neighbours;
-  if (z > 0) ++with_label[v.labels[index - slice]], ++neighbours;
-  if (z + 1 < v.nz) ++with_label[v.labels[index + slice]], ++neighbours;
-  const int current = v.labels[index];
-  const int proposed = proposed_label(current, proposal_bits(constants.seed, constants.sweep_index, index));
-  const int offset = v.intensity[index] - v.table_min;
+// A label value that no class has: it stands for "no neighbour here" (outside
+// the volume), so neighbour counting needs no bounds tests. The padding of
+// every device row holds it, and rows beyond the volume read as all-absent.
+constexpr unsigned kAbsent = 3;
+constexpr unsigned kAbsentWord = 0x03030303u;
+static_assert(kClassCount == 3, "kAbsent must differ from every class label");
+
+// One thread's row segment, as packed label words (byte j = voxel x0 + j) of
+// this row and the rows around it, each shifted right by `odd` bytes so that
+// byte 0 is the colour's first voxel and byte 2 its second.
+struct Segment {
+  unsigned centre, y_minus, y_plus, z_minus, z_plus;
+  unsigned left_of_first, right_of_second;  // x neighbours that lie outside the centre word
+};
+
+__device__ unsigned load_word(const std::uint8_t* labels, unsigned index) {
+  return *reinterpret_cast<const unsigned*>(labels + index);
+}
+
+__device__ Segment load_segment(const VolumeView& v, int x0, int y, int z, unsigned row, int odd) {
+  const unsigned slice = static_cast<unsigned>(v.pitch) * v.ny;
+  const unsigned shift = 8u * odd;
+  const unsigned centre = load_word(v.labels, row + x0);
+  Segment s;
+  s.centre = centre >> shift;
+  s.y_minus = (y > 0 ? load_word(v.labels, row - v.pitch + x0) : kAbsentWord) >> shift;
+  s.y_plus = (y + 1 < v.ny ? load_word(v.labels, row + v.pitch + x0) : kAbsentWord) >> shift;
+  s.z_minus = (z > 0 ? load_word(v.labels, row - slice + x0) : kAbsentWord) >> shift;
+  s.z_plus = (z + 1 < v.nz ? load_word(v.labels, row + slice + x0) : kAbsentWord) >> shift;
+  // First voxel's left: x0 - 1 (odd = 0) or byte 0 (odd = 1). Second voxel's
+  // right: byte 3 (odd = 0) or x0 + 4, which the row padding always provides.
+  const unsigned before = x0 > 0 ? v.labels[row + x0 - 1] : kAbsent;
+  s.left_of_first = odd ? (centre & 0xffu) : before;
+  s.right_of_second = odd ? v.labels[row + x0 + kVoxelsPerThread] : (centre >> 24);
+  return s;
+}
+
+// Neighbour counts of one voxel as bytes of one word: byte k counts the
+// neighbours labelled k (byte 3 the absent ones). Adding 1 << (8 * label) per
+// neighbour replaces six compare-and-count steps per class.
+__device__ unsigned count_neighbours(unsigned left, unsigned right, unsigned y_minus, unsigned y_plus,
+                                     unsigned z_minus, unsigned z_plus) {
+  return (1u << (left << 3)) + (1u << (right << 3)) + (1u << (y_minus << 3)) + (1u << (y_plus << 3)) +
+         (1u << (z_minus << 3)) + (1u << (z_plus << 3));
+}
+
+// Per-thread running totals of a colour pass.
+struct ThreadTotals {
+  long long delta_energy = 0;
+  int changed = 0;
+  int count_change[kClassCount] = {0, 0, 0};
+  int sum_change[kClassCount] = {0, 0, 0};
+  long long sum_sq_change[kClassCount] = {0, 0, 0};
+};
+
+// The fixed-point class term of `label` at `intensity`. All three terms are
+// computed and the wanted one selected: FP64 work on its own pipe is cheaper
+// than selecting three doubles of constants on the integer pipe (and indexing
+// the kernel argument at run time would copy it to local memory).
+__device__ std::int32_t class_term_of(const ClassTerms& terms, int label, int intensity) {
+  const std::int32_t air = class_term_fixed(intensity, terms.of[0]);
+  const std::int32_t bone = class_term_fixed(intensity, terms.of[1]);
+  const std::int32_t liver = class_term_fixed(intensity, terms.of[2]);
+  return label == 0 ? air : label == 1 ? bone : liver;
+}
+
+// The class terms are computed, not looked up: a table gather costs the L1 up
+// to 32 wavefronts a warp, while class_term_fixed() is a few FP64 operations
+// that give the very integer the CPU's table holds.
+__device__ void update_voxel(const VolumeView& v, int current, unsigned counts, int intensity, unsigned index,
+                             int coin, const ClassTerms& terms, const SweepConstants& constants,
+                             ThreadTotals& totals) {
+  const int proposed = proposed_label(current, coin);
+  const int same_current = (counts >> (current << 3)) & 0xffu;
+  const int same_proposed = (counts >> (proposed << 3)) & 0xffu;
+  const int neighbours = 6 - static_cast<int>(counts >> 24);
   bool accepted = false;
-  const std::int32_t delta =
-      proposal_delta(__ldg(v.table + current * v.table_range + offset), __ldg(v.table + proposed * v.table_range + offset),
-                     with_label[current], with_label[proposed], neighbours, constants, accepted);
-  if (accepted) {
+  totals.delta_energy += proposal_delta(class_term_of(terms, current, intensity),
+                                        class_term_of(terms, proposed, intensity),
+                                        same_current, same_proposed, neighbours, constants, accepted);
+  if (accepted) {  // rare after the first sweeps: only changed labels are stored
     v.labels[index] = static_cast<std::uint8_t>(proposed);
-    ++changed;
+    ++totals.changed;
+    const long long square = static_cast<long long>(intensity * intensity);  // |intensity| <= 2^15
+#pragma unroll
+    for (int k = 0; k < kClassCount; ++k) {
+      const int moved = (k == proposed) - (k == current);
+      totals.count_change[k] += moved;
+      totals.sum_change[k] += moved * intensity;
+      totals.sum_sq_change[k] += moved * square;
+    }
   }
-  return delta;
+}
+
+// The coin of one voxel (proposal_coin()): bit (voxel mod 64) of the hash of
+// its 64-voxel group, from the hash of the segment's first group or the next.
+__device__ int coin_of(std::uint64_t voxel, std::uint64_t group, std::uint64_t bits, std::uint64_t next_bits) {
+  const std::uint64_t word = (voxel >> 6) == group ? bits : next_bits;
+  const unsigned half = (voxel & 32) ? static_cast<unsigned>(word >> 32) : static_cast<unsigned>(word);
+  return static_cast<int>((half >> (voxel & 31)) & 1u);
 }
 
 // Block-level sum of one 64-bit value per thread; thread 0 adds it to *total.
@@ -91,48 +177,58 @@ __device__ void block_accumulate(unsigned long long value, unsigned long long* t
   __syncthreads();
 }
 
-// Updates every voxel of colour `colour` in the thread's tile. With
-// kWithClassSums (the second colour, after which all labels are final) it also
-// sums counts, intensities and squared intensities per class over the tile.
-template <bool kWithClassSums>
-__global__ void __launch_bounds__(kBlockThreads)
-    colour_update_kernel(VolumeView v, SweepConstants constants, int colour, DeviceTotals* totals) {
+__device__ unsigned long long as_word(long long value) { return static_cast<unsigned long long>(value); }
+
+// Adds a block's totals to the pass totals. Blocks where no label changed
+// (most of them after the first sweeps) skip the reduction: all their
+// contributions are zero.
+__device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals, unsigned long long* scratch) {
+  if (!__syncthreads_or(mine.changed)) return;
+  block_accumulate(as_word(mine.delta_energy), &totals->delta_energy, scratch);
+  block_accumulate(as_word(mine.changed), &totals->labels_changed, scratch);
+#pragma unroll
+  for (int k = 0; k < kClassCount; ++k) {
+    block_accumulate(as_word(mine.count_change[k]), &totals->count_change[k], scratch);
+    block_accumulate(as_word(mine.sum_change[k]), &totals->sum_change[k], scratch);
+    block_accumulate(as_word(mine.sum_sq_change[k]), &totals->sum_sq_change[k], scratch);
+  }
+}
+
+// Updates every voxel of colour `colour` in the thread's tile: in each slice,
+// the two voxels of that colour among the thread's four.
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
+    colour_update_kernel(VolumeView v, ClassTerms terms, SweepConstants constants, int colour, DeviceTotals* totals) {
   __shared__ unsigned long long scratch[kBlockThreads / 32];
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kVoxelsPerThread;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   const int z0 = blockIdx.z * kSlicesPerThread;
-  long long delta_energy = 0;
-  int changed = 0;
-  long long count[kClassCount] = {0, 0, 0}, sum[kClassCount] = {0, 0, 0}, sum_sq[kClassCount] = {0, 0, 0};
-  if (y < v.ny) {
+  ThreadTotals mine;
+  if (y < v.ny && x0 < v.nx) {
     for (int z = z0; z < min(z0 + kSlicesPerThread, v.nz); ++z) {
-      const std::size_t row_start = static_cast<std::size_t>(z) * v.ny * v.nx + static_cast<std::size_t>(y) * v.nx;
-      // First x of this colour in the tile; the other is two further on.
-      for (int x = x0 + ((x0 + y + z + colour) & 1); x < min(x0 + kVoxelsPerThread, v.nx); x += 2)
-        delta_energy += update_voxel(v, x, y, z, row_start + x, constants, changed);
-      if (kWithClassSums) {
-        for (int x = x0; x < min(x0 + kVoxelsPerThread, v.nx); ++x) {
-          const int label = v.labels[row_start + x];
-          const long long intensity = v.intensity[row_start + x];
-          for (int k = 0; k < kClassCount; ++k) {  // unrolled select: no local-memory indexing
-            const bool mine = label == k;
-            count[k] += mine;
-            sum[k] += mine ? intensity : 0;
-            sum_sq[k] += mine ? intensity * intensity : 0;
-          }
-        }
-      }
+      const unsigned row = (static_cast<unsigned>(z) * v.ny + y) * v.pitch;
+      const int odd = (x0 + y + z + colour) & 1;  // offset of the colour's first voxel in the segment
+      const Segment s = load_segment(v, x0, y, z, row, odd);
+      const short4 intensity = *reinterpret_cast<const short4*>(v.intensity + row + x0);
+      const std::uint64_t first = (static_cast<std::uint64_t>(z) * v.ny + y) * v.nx + x0 + odd;  // unpadded index
+      const std::uint64_t group = first >> 6;
+      const std::uint64_t bits = proposal_bits(constants.seed, constants.sweep_index, group);
+      const std::uint64_t next_bits =
+          ((first + 2) >> 6) != group ? proposal_bits(constants.seed, constants.sweep_index, group + 1) : 0;
+      if (x0 + odd < v.nx)
+        update_voxel(v, s.centre & 0xffu,
+                     count_neighbours(s.left_of_first, (s.centre >> 8) & 0xffu, s.y_minus & 0xffu,
+                                      s.y_plus & 0xffu, s.z_minus & 0xffu, s.z_plus & 0xffu),
+                     odd ? intensity.y : intensity.x, row + x0 + odd, coin_of(first, group, bits, next_bits), terms,
+                     constants, mine);
+      if (x0 + odd + 2 < v.nx)
+        update_voxel(v, (s.centre >> 16) & 0xffu,
+                     count_neighbours((s.centre >> 8) & 0xffu, s.right_of_second, (s.y_minus >> 16) & 0xffu,
+                                      (s.y_plus >> 16) & 0xffu, (s.z_minus >> 16) & 0xffu, (s.z_plus >> 16) & 0xffu),
+                     odd ? intensity.w : intensity.z, row + x0 + odd + 2, coin_of(first + 2, group, bits, next_bits),
+                     terms, constants, mine);
     }
   }
-  block_accumulate(static_cast<unsigned long long>(delta_energy), &totals->delta_energy, scratch);
-  block_accumulate(static_cast<unsigned long long>(changed), &totals->labels_changed, scratch);
-  if (kWithClassSums) {
-    for (int k = 0; k < kClassCount; ++k) {
-      block_accumulate(static_cast<unsigned long long>(count[k]), &totals->count[k], scratch);
-      block_accumulate(static_cast<unsigned long long>(sum[k]), &totals->sum[k], scratch);
-      block_accumulate(static_cast<unsigned long long>(sum_sq[k]), &totals->sum_sq[k], scratch);
-    }
-  }
+  accumulate_block(mine, totals, scratch);
 }
 
 template <typename T>
@@ -174,50 +270,60 @@ class GpuSweepEngine : public SweepEngine {
 
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
-    intensity_.allocate(volume.size(), "allocating the volume on the GPU");
-    labels_.allocate(volume.size(), "allocating labels on the GPU");
+    sums_ = class_statistics(volume, labels);
+    // At least one padding voxel per row: the right neighbour of x = nx - 1 reads it.
+    pitch_ = (volume.nx + kVoxelsPerThread) / kVoxelsPerThread * kVoxelsPerThread;
+    const std::size_t rows = static_cast<std::size_t>(volume.ny) * volume.nz;
+    intensity_.allocate(rows * pitch_, "allocating the volume on the GPU");
+    // kVoxelsPerThread guard bytes: the last segment of the last row reads x0 + 4.
+    labels_.allocate(rows * pitch_ + kVoxelsPerThread, "allocating labels on the GPU");
     totals_.allocate(1, "allocating totals on the GPU");
-    check_cuda(cudaMemcpy(intensity_.data, volume.voxels.data(), volume.size() * sizeof(std::int16_t),
-                          cudaMemcpyHostToDevice), "copying the volume to the GPU");
-    check_cuda(cudaMemcpy(labels_.data, labels.data(), labels.size(), cudaMemcpyHostToDevice),
+    // Initialise the padding once: vector loads read it, neighbour counts see it as absent.
+    check_cuda(cudaMemset(intensity_.data, 0, rows * pitch_ * sizeof(std::int16_t)), "clearing the volume");
+    check_cuda(cudaMemset(labels_.data, kAbsent, labels_.count), "marking label padding absent");
+    check_cuda(cudaMemcpy2D(intensity_.data, pitch_ * sizeof(std::int16_t), volume.voxels.data(),
+                            volume.nx * sizeof(std::int16_t), volume.nx * sizeof(std::int16_t), rows,
+                            cudaMemcpyHostToDevice), "copying the volume to the GPU");
+    check_cuda(cudaMemcpy2D(labels_.data, pitch_, labels.data(), volume.nx, volume.nx, rows, cudaMemcpyHostToDevice),
                "copying labels to the GPU");
   }
 
-  SweepStats sweep(const EnergyTable& table, const SweepConstants& constants) override {
-    if (table_.count != table.terms.size()) table_.allocate(table.terms.size(), "allocating the energy table");
-    check_cuda(cudaMemcpyAsync(table_.data, table.terms.data(), table.terms.size() * sizeof(std::int32_t),
-                               cudaMemcpyHostToDevice, stream_), "uploading the energy table");
+  SweepStats sweep(const ClassModel& model, const SweepConstants& constants) override {
+    const ClassTerms terms = class_terms(model);  // travels as a kernel argument
     check_cuda(cudaMemsetAsync(totals_.data, 0, sizeof(DeviceTotals), stream_), "clearing totals");
-    const VolumeView view{intensity_.data, labels_.data, table_.data, table.min_intensity, table.range,
-                          volume_->nx, volume_->ny, volume_->nz};
+    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
                     (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
-    colour_update_kernel<false><<<grid, block, 0, stream_>>>(view, constants, 0, totals_.data);
-    colour_update_kernel<true><<<grid, block, 0, stream_>>>(view, constants, 1, totals_.data);
+    colour_update_kernel<<<grid, block, 0, stream_>>>(view, terms, constants, 0, totals_.data);
+    colour_update_kernel<<<grid, block, 0, stream_>>>(view, terms, constants, 1, totals_.data);
     check_cuda(cudaGetLastError(), "launching the MRF sweep");
     check_cuda(cudaMemcpyAsync(host_totals_, totals_.data, sizeof(DeviceTotals), cudaMemcpyDeviceToHost, stream_),
                "reading sweep totals");
     check_cuda(cudaStreamSynchronize(stream_), "running the MRF sweep");
-    return to_stats(*host_totals_);
+    return apply_totals(*host_totals_);
   }
 
   std::vector<std::uint8_t> labels() override {
-    std::vector<std::uint8_t> host(labels_.count);
-    check_cuda(cudaMemcpy(host.data(), labels_.data, host.size(), cudaMemcpyDeviceToHost), "reading labels");
+    std::vector<std::uint8_t> host(volume_->size());
+    check_cuda(cudaMemcpy2D(host.data(), volume_->nx, labels_.data, pitch_, volume_->nx,
+                            static_cast<std::size_t>(volume_->ny) * volume_->nz, cudaMemcpyDeviceToHost),
+               "reading labels");
     return host;
   }
 
  private:
-  static SweepStats to_stats(const DeviceTotals& totals) {
+  // Turns a sweep's totals into stats, moving the class sums by their changes.
+  SweepStats apply_totals(const DeviceTotals& totals) {
     SweepStats stats;
     stats.delta_energy = static_cast<std::int64_t>(totals.delta_energy);
     stats.labels_changed = static_cast<std::int64_t>(totals.labels_changed);
     for (int k = 0; k < kClassCount; ++k) {
-      stats.sums.count[k] = static_cast<std::int64_t>(totals.count[k]);
-      stats.sums.sum[k] = static_cast<std::int64_t>(totals.sum[k]);
-      stats.sums.sum_sq[k] = static_cast<std::int64_t>(totals.sum_sq[k]);
+      sums_.count[k] += static_cast<std::int64_t>(totals.count_change[k]);
+      sums_.sum[k] += static_cast<std::int64_t>(totals.sum_change[k]);
+      sums_.sum_sq[k] += static_cast<std::int64_t>(totals.sum_sq_change[k]);
     }
+    stats.sums = sums_;
     return stats;
   }
 
@@ -226,9 +332,10 @@ class GpuSweepEngine : public SweepEngine {
   cudaStream_t stream_ = nullptr;
   DeviceTotals* host_totals_ = nullptr;
   const Volume* volume_ = nullptr;
+  int pitch_ = 0;
+  ClassSums sums_;  // of the labels on the device, kept up to date by apply_totals()
   DeviceBuffer<std::int16_t> intensity_;
   DeviceBuffer<std::uint8_t> labels_;
-  DeviceBuffer<std::int32_t> table_;
   DeviceBuffer<DeviceTotals> totals_;
 };
 

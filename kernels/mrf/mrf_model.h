@@ -11,6 +11,7 @@
 // host once per sweep, and the update order is parallel by construction, so
 // both engines produce identical labels.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -28,6 +29,32 @@ constexpr std::int64_t kEnergyScale = 1024;
 // Class-term table entries are clamped to this magnitude so that a voxel's local
 // energy (class term + 6 clique terms) can never overflow int32.
 constexpr std::int32_t kMaxClassTerm = 1 << 26;
+
+// The Gaussian class term of one class, as the constants both engines use:
+// E(v) = (v - mean)^2 * inv_two_variance + normaliser, in nats, where
+// inv_two_variance = 1 / (2 variance) and normaliser = ln(2 pi variance) / 2 are
+// computed once per sweep on the host.
+struct ClassTerm {
+  double mean;
+  double inv_two_variance;
+  double normaliser;
+};
+struct ClassTerms {
+  ClassTerm of[kClassCount];
+};
+
+// The class term of an intensity in fixed point: rounded to nearest (ties to
+// even) and clamped to +-kMaxClassTerm. Only IEEE basic operations (no FMA
+// contraction: -ffp-contract=off on the host, --fmad=false on the device), so
+// the CPU's table and the GPU's on-the-fly value are the same integer.
+HELIX_HD std::int32_t class_term_fixed(int intensity, const ClassTerm& c) {
+  const double deviation = static_cast<double>(intensity) - c.mean;
+  const double nats = deviation * deviation * c.inv_two_variance + c.normaliser;
+  // Clamping before rounding equals clamping after it (the bounds are integers);
+  // fmin/fmax are single FP64 instructions on the GPU.
+  const double bound = static_cast<double>(kMaxClassTerm);
+  return static_cast<std::int32_t>(rint(fmin(fmax(nats * static_cast<double>(kEnergyScale), -bound), bound)));
+}
 
 // Integer parameters of one sweep, already converted to fixed point.
 struct SweepConstants {
@@ -56,10 +83,16 @@ HELIX_HD std::uint64_t proposal_bits(std::uint64_t seed, std::uint32_t sweep, st
   return x;
 }
 
-// The proposed label: one of the two other classes, chosen by the top bit.
-HELIX_HD int proposed_label(int current_label, std::uint64_t bits) {
-  return (current_label + 1 + static_cast<int>(bits >> 63)) % kClassCount;
+// The proposal coin of a voxel: bit (voxel mod 64) of the hash of the voxel's
+// group of 64 consecutive voxels. One hash serves 64 voxels, which keeps the
+// GPU's integer pipes free for the energy arithmetic; every engine still draws
+// the same bit for the same (seed, sweep, voxel) whatever its tiling.
+HELIX_HD int proposal_coin(std::uint64_t seed, std::uint32_t sweep, std::uint64_t voxel) {
+  return static_cast<int>((proposal_bits(seed, sweep, voxel >> 6) >> (voxel & 63)) & 1u);
 }
+
+// The proposed label: one of the two other classes, chosen by the coin.
+HELIX_HD int proposed_label(int current_label, int coin) { return (current_label + 1 + coin) % kClassCount; }
 
 // Clique energy of label `label` given how many of its in-volume neighbours
 // carry that label: -beta_in per same-label neighbour, -beta_out otherwise.

@@ -37,25 +37,26 @@ double deterministic_log(double x) {
   return 2 * series + exponent * ln2;
 }
 
-// Class term of intensity v for a Gaussian class: (v-mean)^2 / (2 var) + ln(2 pi var)/2,
-// in fixed point, rounded to nearest and clamped (see kMaxClassTerm).
+// Constants of the Gaussian class terms: (v-mean)^2 / (2 var) + ln(2 pi var)/2.
+ClassTerms class_terms(const ClassModel& model) {
+  const double two_pi = 6.283185307179586476925286766559;
+  ClassTerms terms;
+  for (int label = 0; label < kClassCount; ++label) {
+    const double variance = model.variance[label];
+    terms.of[label] = {model.mean[label], 1.0 / (2.0 * variance), 0.5 * deterministic_log(two_pi * variance)};
+  }
+  return terms;
+}
+
 EnergyTable build_energy_table(const ClassModel& model, std::int32_t min_intensity, std::int32_t max_intensity) {
   EnergyTable table;
   table.min_intensity = min_intensity;
   table.range = max_intensity - min_intensity + 1;
   table.terms.resize(static_cast<std::size_t>(table.range) * kClassCount);
-  const double two_pi = 6.283185307179586476925286766559;
-  for (int label = 0; label < kClassCount; ++label) {
-    const double variance = model.variance[label];
-    const double normaliser = 0.5 * deterministic_log(two_pi * variance);
-    for (std::int32_t i = 0; i < table.range; ++i) {
-      const double deviation = static_cast<double>(min_intensity + i) - model.mean[label];
-      const double nats = deviation * deviation / (2 * variance) + normaliser;
-      const double fixed = std::nearbyint(nats * kEnergyScale);
-      const double clamped = std::min<double>(kMaxClassTerm, std::max<double>(-kMaxClassTerm, fixed));
-      table.terms[static_cast<std::size_t>(label) * table.range + i] = static_cast<std::int32_t>(clamped);
-    }
-  }
+  const ClassTerms terms = class_terms(model);
+  for (int label = 0; label < kClassCount; ++label)
+    for (std::int32_t i = 0; i < table.range; ++i)
+      table.terms[static_cast<std::size_t>(label) * table.range + i] = class_term_fixed(min_intensity + i, terms.of[label]);
   return table;
 }
 
@@ -206,7 +207,7 @@ SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labe
         for (int x = (colour + y + z) & 1; x < volume.nx; x += 2) {
           const std::size_t i = x + y * row + z * slice;
           const int current = labels[i];
-          const int proposed = proposed_label(current, proposal_bits(constants.seed, constants.sweep_index, i));
+          const int proposed = proposed_label(current, proposal_coin(constants.seed, constants.sweep_index, i));
           const NeighbourCounts counts = count_neighbours(volume, labels, x, y, z);
           bool accepted = false;
           stats.delta_energy += proposal_delta(table.term(current, volume.voxels[i]),
@@ -229,15 +230,18 @@ class CpuSweepEngine : public SweepEngine {
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
     labels_ = labels;
+    const auto [lowest, highest] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
+    lowest_ = *lowest, highest_ = *highest;
   }
-  SweepStats sweep(const EnergyTable& table, const SweepConstants& constants) override {
-    return reference_sweep(*volume_, labels_, table, constants);
+  SweepStats sweep(const ClassModel& model, const SweepConstants& constants) override {
+    return reference_sweep(*volume_, labels_, build_energy_table(model, lowest_, highest_), constants);
   }
   std::vector<std::uint8_t> labels() override { return labels_; }
 
  private:
   const Volume* volume_ = nullptr;
   std::vector<std::uint8_t> labels_;
+  std::int32_t lowest_ = 0, highest_ = 0;  // intensity range: the table's extent
 };
 
 }  // namespace

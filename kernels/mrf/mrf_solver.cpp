@@ -103,8 +103,7 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
   const std::int64_t tolerance = energy_tolerance_fixed(params, volume.size());
   engine.load(volume, state.labels);
   while (!state.finished) {
-    const EnergyTable table = build_energy_table(state.model, low, high);
-    const SweepStats stats = engine.sweep(table, sweep_constants(params, state.sweeps_done));
+    const SweepStats stats = engine.sweep(state.model, sweep_constants(params, state.sweeps_done));
     state.model = estimate_class_model(stats.sums, state.model, params.min_variance);
     state.trace.push_back({state.sweeps_done + 1, stats.delta_energy, stats.labels_changed});
     ++state.sweeps_done;

@@ -202,7 +202,9 @@ TEST(App, KilledAtRandomPointsRestartsToIdenticalBytes) {
     }
     wait_app(slot.path(), pid);
     // Whatever moment the kill hit, an output file that exists is whole.
-    if (fs::exists(slot.file("labels"))) EXPECT_NO_THROW(read_labels_file(slot.file("labels")));
+    if (fs::exists(slot.file("labels"))) {
+      EXPECT_NO_THROW(read_labels_file(slot.file("labels")));
+    }
   }
   const AppRun final_run = run_app(slot.path());  // finishes whatever is left
   ASSERT_EQ(final_run.exit_code, 0) << final_run.stderr_text;

@@ -47,10 +47,9 @@ TEST_P(GpuMatchesCpu, SweepBySweep) {
   model.mean = means;
   model.variance.fill(2500.0);
   for (int sweep = 0; sweep < 6; ++sweep) {
-    const EnergyTable table = build_energy_table(model, -32768, 32767);
     const SweepConstants constants = sweep_constants(params, sweep);
-    const SweepStats cpu_stats = cpu->sweep(table, constants);
-    const SweepStats gpu_stats = gpu->sweep(table, constants);
+    const SweepStats cpu_stats = cpu->sweep(model, constants);
+    const SweepStats gpu_stats = gpu->sweep(model, constants);
     expect_same_stats(cpu_stats, gpu_stats, sweep);
     ASSERT_EQ(cpu->labels(), gpu->labels()) << "sweep " << sweep;
     model = estimate_class_model(cpu_stats.sums, model, params.min_variance);
@@ -86,7 +85,12 @@ TEST_P(GpuMatchesCpu, WholeSolve) {
 // Odd sizes exercise partial tiles in x, y and z.
 INSTANTIATE_TEST_SUITE_P(Volumes, GpuMatchesCpu,
                          ::testing::Values(Shape{64, 64, 16, 1}, Shape{97, 61, 13, 2}, Shape{130, 127, 9, 3},
-                                           Shape{1, 1, 1, 4}, Shape{3, 200, 17, 5}, Shape{256, 192, 24, 6}));
+                                           Shape{1, 1, 1, 4}, Shape{3, 200, 17, 5}, Shape{256, 192, 24, 6}),
+                         [](const ::testing::TestParamInfo<Shape>& info) {
+                           const Shape& s = info.param;
+                           return std::to_string(s.nx) + "x" + std::to_string(s.ny) + "x" + std::to_string(s.nz) +
+                                  "_seed" + std::to_string(s.seed);
+                         });
 
 }  // namespace
 }  // namespace helix::mrf
