@@ -89,16 +89,39 @@ ClassSums class_statistics(const Volume& volume, const std::vector<std::uint8_t>
 std::int64_t total_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const EnergyTable& table,
                           const SweepConstants& constants);
 
-// One full sweep (colour 0 then colour 1) over the volume with the class terms
-// of `model`. The CPU engine is the reference; the CUDA engine must return
-// identical stats and labels.
+struct SweepRecord {
+  std::uint32_t sweep = 0;  // 1-based
+  std::int64_t delta_energy = 0;
+  std::int64_t labels_changed = 0;
+};
+
+// What a run of consecutive sweeps leaves behind.
+struct SweepBatch {
+  std::vector<SweepRecord> records;  // one per sweep run
+  ClassModel model;                  // re-estimated after the last one
+  bool converged = false;            // the last sweep's |dE| <= tolerance
+};
+
+// A sweep engine. sweep(): one full sweep (colour 0 then colour 1) with the
+// class terms of `model`. run_sweeps(): up to `count` sweeps from sweep index
+// `first_sweep` (0-based), re-estimating the classes after each and stopping
+// after a converged sweep or the last allowed one (params.max_sweeps), exactly
+// as the solver's rules say. The CPU engine is the reference; the CUDA engine
+// returns identical stats, labels and batches.
 class SweepEngine {
  public:
   virtual ~SweepEngine() = default;
   virtual std::string description() const = 0;
   virtual void load(const Volume& volume, const std::vector<std::uint8_t>& labels) = 0;
   virtual SweepStats sweep(const ClassModel& model, const SweepConstants& constants) = 0;
+  virtual SweepBatch run_sweeps(const ClassModel& model, const MrfParams& params, std::uint32_t first_sweep,
+                                int count);
+  // How many sweeps the solver should ask for between checkpoint checks.
+  virtual int sweeps_per_batch() const { return 1; }
   virtual std::vector<std::uint8_t> labels() = 0;
+
+ protected:
+  std::size_t voxel_count_ = 0;  // set by load()
 };
 
 std::unique_ptr<SweepEngine> make_cpu_engine();
@@ -110,12 +133,6 @@ int gpu_device_count();
 // Reference sweep on host memory; the CPU engine wraps it.
 SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labels, const EnergyTable& table,
                            const SweepConstants& constants);
-
-struct SweepRecord {
-  std::uint32_t sweep = 0;  // 1-based
-  std::int64_t delta_energy = 0;
-  std::int64_t labels_changed = 0;
-};
 
 struct MrfResult {
   std::vector<std::uint8_t> labels;

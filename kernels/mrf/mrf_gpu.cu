@@ -1,8 +1,9 @@
 // mrf_gpu.cu: the CUDA sweep engine of the mrf kind.
 //
-// Layers (CUB style): GpuSweepEngine (host: owns device memory, launches, one
-// synchronisation per sweep) -> colour_update_kernel (one colour of the
-// checkerboard) -> accumulate_block (block-level integer reduction) ->
+// Layers (CUB style): GpuSweepEngine (host: owns device memory, launches a
+// batch of sweeps, one synchronisation per batch) -> colour_update_kernel (one
+// colour of the checkerboard) and end_of_sweep_kernel (class re-estimation and
+// the stopping rule) -> accumulate_block (block-level integer reduction) ->
 // update_voxel (per-voxel decision, shared with the CPU via mrf_model.h).
 //
 // Exactness: the kernels compare integer energies (class terms from
@@ -43,6 +44,23 @@ struct DeviceTotals {
   unsigned long long count_change[kClassCount];
   unsigned long long sum_change[kClassCount];
   unsigned long long sum_sq_change[kClassCount];
+};
+
+// Sweeps run in batches of up to kMaxBatch without the host: after each
+// sweep a one-thread kernel re-estimates the classes and decides, by the
+// solver's rules, whether the batch goes on. One synchronisation per batch
+// keeps the host thread asleep while the GPU works.
+constexpr int kMaxBatch = 16;
+
+// The solver's bookkeeping on the device during a batch.
+struct DeviceBatchState {
+  long long count[kClassCount], sum[kClassCount], sum_sq[kClassCount];  // class sums of the current labels
+  double mean[kClassCount], variance[kClassCount];                      // class model
+  ClassTerms terms;                                                      // constants of the next sweep
+  int finished;                                                          // no further sweep in this batch
+  int converged;
+  int sweeps_run;
+  long long delta_energy[kMaxBatch], labels_changed[kMaxBatch];
 };
 
 // Device layout: rows padded to a pitch that is a multiple of
@@ -195,10 +213,14 @@ __device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals,
 }
 
 // Updates every voxel of colour `colour` in the thread's tile: in each slice,
-// the two voxels of that colour among the thread's four.
+// the two voxels of that colour among the thread's four. Does nothing once the
+// batch has finished.
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
-    colour_update_kernel(VolumeView v, ClassTerms terms, SweepConstants constants, int colour, DeviceTotals* totals) {
+    colour_update_kernel(VolumeView v, const DeviceBatchState* batch, SweepConstants constants, int colour,
+                         DeviceTotals* totals) {
   __shared__ unsigned long long scratch[kBlockThreads / 32];
+  if (batch->finished) return;  // the same for every thread of the grid
+  const ClassTerms& terms = batch->terms;  // read through the L1 where used: saves registers
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kVoxelsPerThread;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   const int z0 = blockIdx.z * kSlicesPerThread;
@@ -231,6 +253,29 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
   accumulate_block(mine, totals, scratch);
 }
 
+// After sweep `slot` of a batch: records it, moves the class sums by the
+// sweep's changes, re-estimates the classes (estimate_class() and
+// class_term_constants(), the host's own functions) and applies the solver's
+// stopping rule. One thread: a handful of FP64 operations.
+__global__ void end_of_sweep_kernel(const DeviceTotals* totals, DeviceBatchState* batch, int slot,
+                                    double min_variance, long long tolerance, int last_allowed_sweep) {
+  if (batch->finished) return;
+  const long long delta_energy = static_cast<long long>(totals->delta_energy);
+  batch->delta_energy[slot] = delta_energy;
+  batch->labels_changed[slot] = static_cast<long long>(totals->labels_changed);
+  batch->sweeps_run = slot + 1;
+  for (int k = 0; k < kClassCount; ++k) {
+    batch->count[k] += static_cast<long long>(totals->count_change[k]);
+    batch->sum[k] += static_cast<long long>(totals->sum_change[k]);
+    batch->sum_sq[k] += static_cast<long long>(totals->sum_sq_change[k]);
+    if (batch->count[k] > 0)
+      estimate_class(batch->count[k], batch->sum[k], batch->sum_sq[k], min_variance, batch->mean[k], batch->variance[k]);
+    batch->terms.of[k] = class_term_constants(batch->mean[k], batch->variance[k]);
+  }
+  batch->converged = (delta_energy < 0 ? -delta_energy : delta_energy) <= tolerance;
+  batch->finished = batch->converged || last_allowed_sweep;
+}
+
 template <typename T>
 struct DeviceBuffer {
   T* data = nullptr;
@@ -259,10 +304,12 @@ class GpuSweepEngine : public SweepEngine {
     check_cuda(cudaGetDeviceProperties(&properties, device), "reading device properties");
     name_ = properties.name;
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaMallocHost(&host_totals_, sizeof(DeviceTotals)), "allocating pinned memory");
+    check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
+    batch_.allocate(1, "allocating batch state on the GPU");
+    totals_.allocate(kMaxBatch, "allocating totals on the GPU");
   }
   ~GpuSweepEngine() override {
-    if (host_totals_) cudaFreeHost(host_totals_);
+    if (host_batch_) cudaFreeHost(host_batch_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -270,6 +317,7 @@ class GpuSweepEngine : public SweepEngine {
 
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
+    voxel_count_ = volume.size();
     sums_ = class_statistics(volume, labels);
     // At least one padding voxel per row: the right neighbour of x = nx - 1 reads it.
     pitch_ = (volume.nx + kVoxelsPerThread) / kVoxelsPerThread * kVoxelsPerThread;
@@ -277,7 +325,6 @@ class GpuSweepEngine : public SweepEngine {
     intensity_.allocate(rows * pitch_, "allocating the volume on the GPU");
     // kVoxelsPerThread guard bytes: the last segment of the last row reads x0 + 4.
     labels_.allocate(rows * pitch_ + kVoxelsPerThread, "allocating labels on the GPU");
-    totals_.allocate(1, "allocating totals on the GPU");
     // Initialise the padding once: vector loads read it, neighbour counts see it as absent.
     check_cuda(cudaMemset(intensity_.data, 0, rows * pitch_ * sizeof(std::int16_t)), "clearing the volume");
     check_cuda(cudaMemset(labels_.data, kAbsent, labels_.count), "marking label padding absent");
@@ -288,21 +335,30 @@ class GpuSweepEngine : public SweepEngine {
                "copying labels to the GPU");
   }
 
+  // One sweep with the classes of `model`, no stopping rule.
   SweepStats sweep(const ClassModel& model, const SweepConstants& constants) override {
-    const ClassTerms terms = class_terms(model);  // travels as a kernel argument
-    check_cuda(cudaMemsetAsync(totals_.data, 0, sizeof(DeviceTotals), stream_), "clearing totals");
-    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
-    const dim3 block(kBlockX, kBlockY);
-    const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
-                    (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
-    colour_update_kernel<<<grid, block, 0, stream_>>>(view, terms, constants, 0, totals_.data);
-    colour_update_kernel<<<grid, block, 0, stream_>>>(view, terms, constants, 1, totals_.data);
-    check_cuda(cudaGetLastError(), "launching the MRF sweep");
-    check_cuda(cudaMemcpyAsync(host_totals_, totals_.data, sizeof(DeviceTotals), cudaMemcpyDeviceToHost, stream_),
-               "reading sweep totals");
-    check_cuda(cudaStreamSynchronize(stream_), "running the MRF sweep");
-    return apply_totals(*host_totals_);
+    const DeviceBatchState& state = run_batch(model, constants, 1, 1.0, -1, ~0u);
+    SweepStats stats;
+    stats.delta_energy = state.delta_energy[0];
+    stats.labels_changed = state.labels_changed[0];
+    stats.sums = sums_;
+    return stats;
   }
+
+  SweepBatch run_sweeps(const ClassModel& model, const MrfParams& params, std::uint32_t first_sweep,
+                        int count) override {
+    const DeviceBatchState& state =
+        run_batch(model, sweep_constants(params, first_sweep), count, params.min_variance,
+                  energy_tolerance_fixed(params, voxel_count_), static_cast<std::uint32_t>(params.max_sweeps));
+    SweepBatch batch;
+    for (int slot = 0; slot < state.sweeps_run; ++slot)
+      batch.records.push_back({first_sweep + slot + 1, state.delta_energy[slot], state.labels_changed[slot]});
+    for (int k = 0; k < kClassCount; ++k) batch.model.mean[k] = state.mean[k], batch.model.variance[k] = state.variance[k];
+    batch.converged = state.converged;
+    return batch;
+  }
+
+  int sweeps_per_batch() const override { return kMaxBatch; }
 
   std::vector<std::uint8_t> labels() override {
     std::vector<std::uint8_t> host(volume_->size());
@@ -313,30 +369,55 @@ class GpuSweepEngine : public SweepEngine {
   }
 
  private:
-  // Turns a sweep's totals into stats, moving the class sums by their changes.
-  SweepStats apply_totals(const DeviceTotals& totals) {
-    SweepStats stats;
-    stats.delta_energy = static_cast<std::int64_t>(totals.delta_energy);
-    stats.labels_changed = static_cast<std::int64_t>(totals.labels_changed);
+  // Runs up to `count` sweeps from constants.sweep_index with one
+  // synchronisation; sweep i (0-based) is the last allowed when its index + 1
+  // reaches max_sweeps. Returns the batch state as read back (pinned memory).
+  const DeviceBatchState& run_batch(const ClassModel& model, SweepConstants constants, int count,
+                                    double min_variance, long long tolerance, std::uint32_t max_sweeps) {
+    count = count < kMaxBatch ? count : kMaxBatch;
+    DeviceBatchState& state = *host_batch_;
+    const ClassTerms terms = class_terms(model);
     for (int k = 0; k < kClassCount; ++k) {
-      sums_.count[k] += static_cast<std::int64_t>(totals.count_change[k]);
-      sums_.sum[k] += static_cast<std::int64_t>(totals.sum_change[k]);
-      sums_.sum_sq[k] += static_cast<std::int64_t>(totals.sum_sq_change[k]);
+      state.count[k] = sums_.count[k], state.sum[k] = sums_.sum[k], state.sum_sq[k] = sums_.sum_sq[k];
+      state.mean[k] = model.mean[k], state.variance[k] = model.variance[k];
     }
-    stats.sums = sums_;
-    return stats;
+    state.terms = terms;
+    state.finished = state.converged = state.sweeps_run = 0;
+    check_cuda(cudaMemcpyAsync(batch_.data, host_batch_, sizeof(DeviceBatchState), cudaMemcpyHostToDevice, stream_),
+               "uploading the batch state");
+    check_cuda(cudaMemsetAsync(totals_.data, 0, count * sizeof(DeviceTotals), stream_), "clearing totals");
+    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
+                    (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
+    const std::uint32_t first_sweep = constants.sweep_index;
+    for (int slot = 0; slot < count; ++slot) {
+      constants.sweep_index = first_sweep + slot;
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, constants, 0, totals_.data + slot);
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, constants, 1, totals_.data + slot);
+      end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot, min_variance, tolerance,
+                                                constants.sweep_index + 1 >= max_sweeps);
+    }
+    check_cuda(cudaGetLastError(), "launching MRF sweeps");
+    check_cuda(cudaMemcpyAsync(host_batch_, batch_.data, sizeof(DeviceBatchState), cudaMemcpyDeviceToHost, stream_),
+               "reading the batch state");
+    check_cuda(cudaStreamSynchronize(stream_), "running MRF sweeps");
+    for (int k = 0; k < kClassCount; ++k)
+      sums_.count[k] = state.count[k], sums_.sum[k] = state.sum[k], sums_.sum_sq[k] = state.sum_sq[k];
+    return state;
   }
 
   int device_;
   std::string name_;
   cudaStream_t stream_ = nullptr;
-  DeviceTotals* host_totals_ = nullptr;
+  DeviceBatchState* host_batch_ = nullptr;
   const Volume* volume_ = nullptr;
   int pitch_ = 0;
-  ClassSums sums_;  // of the labels on the device, kept up to date by apply_totals()
+  ClassSums sums_;  // of the labels on the device, kept up to date by run_batch()
   DeviceBuffer<std::int16_t> intensity_;
   DeviceBuffer<std::uint8_t> labels_;
-  DeviceBuffer<DeviceTotals> totals_;
+  DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
+  DeviceBuffer<DeviceBatchState> batch_;
 };
 
 }  // namespace

@@ -43,6 +43,46 @@ struct ClassTerms {
   ClassTerm of[kClassCount];
 };
 
+// Natural log of a positive, finite x from IEEE basic operations only (+ - * /,
+// exactly rounded everywhere, and frexp, which is exact), so the class terms
+// are bit-identical on every host and on the GPU: the validator on the project
+// server recomputes them and must agree with volunteers whatever libm they run.
+// x = m * 2^e; ln(m) comes from the atanh series 2(t + t^3/3 + ...),
+// t = (m-1)/(m+1), |t| <= 0.172, whose 20 terms reach double precision.
+HELIX_HD double positive_log(double x) {
+  int exponent = 0;
+  double mantissa = frexp(x, &exponent);  // in [0.5, 1)
+  if (mantissa < 0.70710678118654752) {
+    mantissa *= 2;
+    exponent -= 1;
+  }
+  const double t = (mantissa - 1) / (mantissa + 1);
+  const double t2 = t * t;
+  double power = t, series = 0;
+  for (int k = 0; k < 20; ++k) {
+    series = series + power / (2 * k + 1);
+    power = power * t2;
+  }
+  const double ln2 = 0.693147180559945309417232121458;
+  return 2 * series + exponent * ln2;
+}
+
+// The constants of a Gaussian class term; variance > 0.
+HELIX_HD ClassTerm class_term_constants(double mean, double variance) {
+  const double two_pi = 6.283185307179586476925286766559;
+  return {mean, 1.0 / (2.0 * variance), 0.5 * positive_log(two_pi * variance)};
+}
+
+// Mean and variance of a non-empty class from exact integer sums, the variance
+// floored at min_variance. Shared by the host and the GPU's batched sweeps.
+HELIX_HD void estimate_class(std::int64_t count, std::int64_t sum, std::int64_t sum_sq, double min_variance,
+                             double& mean, double& variance) {
+  const double n = static_cast<double>(count);
+  mean = static_cast<double>(sum) / n;
+  const double spread = (static_cast<double>(sum_sq) - static_cast<double>(sum) * mean) / n;
+  variance = spread > min_variance ? spread : min_variance;
+}
+
 // The class term of an intensity in fixed point: rounded to nearest (ties to
 // even) and clamped to +-kMaxClassTerm. Only IEEE basic operations (no FMA
 // contraction: -ffp-contract=off on the host, --fmad=false on the device), so

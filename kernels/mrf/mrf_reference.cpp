@@ -12,38 +12,18 @@
 
 namespace helix::mrf {
 
-// Natural log from IEEE basic operations only (+ - * /, exactly rounded
-// everywhere), so the energy table is bit-identical on every host: the
-// validator on the project server recomputes it and must agree with volunteers
-// whatever libm they run. frexp splits x = m * 2^e exactly; ln(m) comes from
-// the atanh series 2(t + t^3/3 + ...), t = (m-1)/(m+1), |t| <= 0.172, whose
-// 20 terms reach double precision.
+// positive_log() with its precondition checked (see mrf_model.h).
 double deterministic_log(double x) {
   if (!(x > 0) || !std::isfinite(x)) throw InputError("log of a non-positive or non-finite value");
-  int exponent = 0;
-  double mantissa = std::frexp(x, &exponent);  // in [0.5, 1)
-  if (mantissa < 0.70710678118654752) {
-    mantissa *= 2;
-    exponent -= 1;
-  }
-  const double t = (mantissa - 1) / (mantissa + 1);
-  const double t2 = t * t;
-  double power = t, series = 0;
-  for (int k = 0; k < 20; ++k) {
-    series = series + power / (2 * k + 1);
-    power = power * t2;
-  }
-  const double ln2 = 0.693147180559945309417232121458;
-  return 2 * series + exponent * ln2;
+  return positive_log(x);
 }
 
 // Constants of the Gaussian class terms: (v-mean)^2 / (2 var) + ln(2 pi var)/2.
 ClassTerms class_terms(const ClassModel& model) {
-  const double two_pi = 6.283185307179586476925286766559;
   ClassTerms terms;
   for (int label = 0; label < kClassCount; ++label) {
-    const double variance = model.variance[label];
-    terms.of[label] = {model.mean[label], 1.0 / (2.0 * variance), 0.5 * deterministic_log(two_pi * variance)};
+    deterministic_log(model.variance[label]);  // throws on a non-positive variance
+    terms.of[label] = class_term_constants(model.mean[label], model.variance[label]);
   }
   return terms;
 }
@@ -64,14 +44,9 @@ EnergyTable build_energy_table(const ClassModel& model, std::int32_t min_intensi
 // its previous parameters (so it can be re-populated later).
 ClassModel estimate_class_model(const ClassSums& sums, const ClassModel& previous, double min_variance) {
   ClassModel model = previous;
-  for (int k = 0; k < kClassCount; ++k) {
-    if (sums.count[k] == 0) continue;
-    const double count = static_cast<double>(sums.count[k]);
-    const double mean = static_cast<double>(sums.sum[k]) / count;
-    const double variance = (static_cast<double>(sums.sum_sq[k]) - static_cast<double>(sums.sum[k]) * mean) / count;
-    model.mean[k] = mean;
-    model.variance[k] = std::max(variance, min_variance);
-  }
+  for (int k = 0; k < kClassCount; ++k)
+    if (sums.count[k] > 0)
+      estimate_class(sums.count[k], sums.sum[k], sums.sum_sq[k], min_variance, model.mean[k], model.variance[k]);
   return model;
 }
 
@@ -222,6 +197,22 @@ SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labe
   return stats;
 }
 
+// The batch rules, sweep by sweep (engines with a faster path override this).
+SweepBatch SweepEngine::run_sweeps(const ClassModel& model, const MrfParams& params, std::uint32_t first_sweep,
+                                   int count) {
+  SweepBatch batch;
+  batch.model = model;
+  const std::int64_t tolerance = energy_tolerance_fixed(params, voxel_count_);
+  for (std::uint32_t sweep = first_sweep; sweep < first_sweep + static_cast<std::uint32_t>(count); ++sweep) {
+    const SweepStats stats = this->sweep(batch.model, sweep_constants(params, sweep));
+    batch.model = estimate_class_model(stats.sums, batch.model, params.min_variance);
+    batch.records.push_back({sweep + 1, stats.delta_energy, stats.labels_changed});
+    batch.converged = std::llabs(stats.delta_energy) <= tolerance;
+    if (batch.converged || sweep + 1 >= static_cast<std::uint32_t>(params.max_sweeps)) break;
+  }
+  return batch;
+}
+
 namespace {
 
 class CpuSweepEngine : public SweepEngine {
@@ -229,6 +220,7 @@ class CpuSweepEngine : public SweepEngine {
   std::string description() const override { return "CPU reference (1 thread)"; }
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
+    voxel_count_ = volume.size();
     labels_ = labels;
     const auto [lowest, highest] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
     lowest_ = *lowest, highest_ = *highest;

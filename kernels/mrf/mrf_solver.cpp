@@ -100,14 +100,14 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
 
   std::int32_t low = 0, high = 0;
   intensity_range(volume, low, high);
-  const std::int64_t tolerance = energy_tolerance_fixed(params, volume.size());
   engine.load(volume, state.labels);
   while (!state.finished) {
-    const SweepStats stats = engine.sweep(state.model, sweep_constants(params, state.sweeps_done));
-    state.model = estimate_class_model(stats.sums, state.model, params.min_variance);
-    state.trace.push_back({state.sweeps_done + 1, stats.delta_energy, stats.labels_changed});
-    ++state.sweeps_done;
-    state.converged = std::llabs(stats.delta_energy) <= tolerance;
+    const SweepBatch batch =
+        engine.run_sweeps(state.model, params, state.sweeps_done, engine.sweeps_per_batch());
+    state.model = batch.model;
+    state.trace.insert(state.trace.end(), batch.records.begin(), batch.records.end());
+    state.sweeps_done += static_cast<std::uint32_t>(batch.records.size());
+    state.converged = batch.converged;
     state.finished = state.converged || state.sweeps_done >= static_cast<std::uint32_t>(params.max_sweeps);
     runtime.report_progress(state.finished ? 1.0 : static_cast<double>(state.sweeps_done) / params.max_sweeps);
     const bool stop = runtime.should_stop();

@@ -82,6 +82,42 @@ TEST_P(GpuMatchesCpu, WholeSolve) {
   EXPECT_EQ(a.converged, b.converged);
 }
 
+// A batch of GPU sweeps that must stop inside the batch, at max_sweeps (5 of a
+// 16-sweep batch) or on convergence, stops exactly where the CPU stops.
+TEST_P(GpuMatchesCpu, BatchesStopWhereTheCpuStops) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape = GetParam();
+  const Phantom phantom = small_phantom(shape.nx, shape.ny, shape.nz, shape.seed, 150.0);
+  for (const double tolerance : {0.0, 1e-3}) {
+    MrfParams params;
+    params.seed = shape.seed;
+    params.max_sweeps = 5;
+    params.energy_tolerance = tolerance;
+    const auto means = initial_class_means(phantom.volume);
+    const auto labels = initial_labels(phantom.volume, means);
+    ClassModel model;
+    model.mean = means;
+    model.variance.fill(params.min_variance);
+    model = estimate_class_model(class_statistics(phantom.volume, labels), model, params.min_variance);
+    auto cpu = make_cpu_engine();
+    auto gpu = make_gpu_engine(0);
+    cpu->load(phantom.volume, labels);
+    gpu->load(phantom.volume, labels);
+    const SweepBatch a = cpu->run_sweeps(model, params, 0, 16);
+    const SweepBatch b = gpu->run_sweeps(model, params, 0, 16);
+    ASSERT_EQ(a.records.size(), b.records.size()) << "tolerance " << tolerance;
+    for (std::size_t i = 0; i < a.records.size(); ++i) {
+      EXPECT_EQ(a.records[i].sweep, b.records[i].sweep);
+      EXPECT_EQ(a.records[i].delta_energy, b.records[i].delta_energy);
+      EXPECT_EQ(a.records[i].labels_changed, b.records[i].labels_changed);
+    }
+    EXPECT_EQ(a.converged, b.converged);
+    EXPECT_EQ(a.model.mean, b.model.mean);
+    EXPECT_EQ(a.model.variance, b.model.variance);
+    EXPECT_EQ(cpu->labels(), gpu->labels());
+  }
+}
+
 // Odd sizes exercise partial tiles in x, y and z.
 INSTANTIATE_TEST_SUITE_P(Volumes, GpuMatchesCpu,
                          ::testing::Values(Shape{64, 64, 16, 1}, Shape{97, 61, 13, 2}, Shape{130, 127, 9, 3},
