@@ -52,19 +52,14 @@ void run_batches(benchmark::State& state, SweepEngine& engine) {
   MrfParams params;
   params.energy_tolerance = 0;
   params.max_sweeps = 100000;
-  const auto means = initial_class_means(phantom.volume);
-  const auto labels = initial_labels(phantom.volume, means);
-  ClassModel model;
-  model.mean = means;
-  model.variance.fill(params.min_variance);
-  model = estimate_class_model(class_statistics(phantom.volume, labels), model, params.min_variance);
+  const InitialSegmentation initial = initial_segmentation(phantom.volume, params);
   double wall_seconds = 0, cpu_seconds = 0;
   std::int64_t sweeps = 0;
   for (auto _ : state) {
-    engine.load(phantom.volume, labels);
+    engine.load(phantom.volume, initial.labels);
     const double cpu_before = process_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
-    const SweepBatch batch = engine.run_sweeps(model, params, 0, engine.sweeps_per_batch());
+    const SweepBatch batch = engine.run_sweeps(initial.model, params, 0, engine.sweeps_per_batch());
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     cpu_seconds += process_cpu_seconds() - cpu_before;
     state.SetIterationTime(elapsed.count());

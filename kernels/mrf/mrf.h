@@ -5,7 +5,7 @@
 //   Volume, MrfParams, ClassModel, SweepStats, EnergyTable   data
 //   parse_mrf_params()            WU parameter JSON -> MrfParams (InputError on absurd values)
 //   build_energy_table()          per-intensity class terms for one sweep (host, deterministic)
-//   initial_class_means(), initial_labels()   k-means-style initialisation
+//   initial_class_means(), initial_labels(), initial_segmentation()   k-means-style start
 //   SweepEngine, make_cpu_engine(), make_gpu_engine()
 //   solve_mrf()                   the whole segmentation with checkpoints
 //   total_energy(), class_statistics()        used by the solver and the validator
@@ -84,6 +84,14 @@ double deterministic_log(double x);
 
 std::array<double, kClassCount> initial_class_means(const Volume& volume);
 std::vector<std::uint8_t> initial_labels(const Volume& volume, const std::array<double, kClassCount>& means);
+
+// Where every run starts: nearest-mean labels for params.initial_means (or the
+// k-means means) and the class model estimated from those labels.
+struct InitialSegmentation {
+  std::vector<std::uint8_t> labels;
+  ClassModel model;
+};
+InitialSegmentation initial_segmentation(const Volume& volume, const MrfParams& params);
 
 ClassSums class_statistics(const Volume& volume, const std::vector<std::uint8_t>& labels);
 std::int64_t total_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const EnergyTable& table,

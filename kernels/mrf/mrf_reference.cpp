@@ -105,6 +105,17 @@ std::vector<std::uint8_t> initial_labels(const Volume& volume, const std::array<
   return labels;
 }
 
+InitialSegmentation initial_segmentation(const Volume& volume, const MrfParams& params) {
+  const auto means = params.initial_means ? *params.initial_means : initial_class_means(volume);
+  InitialSegmentation start;
+  start.labels = initial_labels(volume, means);
+  ClassModel seed_model;  // what an empty class keeps
+  seed_model.mean = means;
+  seed_model.variance.fill(params.min_variance);
+  start.model = estimate_class_model(class_statistics(volume, start.labels), seed_model, params.min_variance);
+  return start;
+}
+
 ClassSums class_statistics(const Volume& volume, const std::vector<std::uint8_t>& labels) {
   ClassSums sums;
   for (std::size_t i = 0; i < labels.size(); ++i) {

@@ -75,13 +75,10 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& fin
 }
 
 SolverState initial_state(const Volume& volume, const MrfParams& params) {
+  InitialSegmentation start = initial_segmentation(volume, params);
   SolverState state;
-  const auto means = params.initial_means ? *params.initial_means : initial_class_means(volume);
-  state.labels = initial_labels(volume, means);
-  ClassModel seed_model;
-  seed_model.mean = means;
-  seed_model.variance.fill(params.min_variance);
-  state.model = estimate_class_model(class_statistics(volume, state.labels), seed_model, params.min_variance);
+  state.labels = std::move(start.labels);
+  state.model = start.model;
   return state;
 }
 

@@ -93,18 +93,13 @@ TEST_P(GpuMatchesCpu, BatchesStopWhereTheCpuStops) {
     params.seed = shape.seed;
     params.max_sweeps = 5;
     params.energy_tolerance = tolerance;
-    const auto means = initial_class_means(phantom.volume);
-    const auto labels = initial_labels(phantom.volume, means);
-    ClassModel model;
-    model.mean = means;
-    model.variance.fill(params.min_variance);
-    model = estimate_class_model(class_statistics(phantom.volume, labels), model, params.min_variance);
+    const InitialSegmentation start = initial_segmentation(phantom.volume, params);
     auto cpu = make_cpu_engine();
     auto gpu = make_gpu_engine(0);
-    cpu->load(phantom.volume, labels);
-    gpu->load(phantom.volume, labels);
-    const SweepBatch a = cpu->run_sweeps(model, params, 0, 16);
-    const SweepBatch b = gpu->run_sweeps(model, params, 0, 16);
+    cpu->load(phantom.volume, start.labels);
+    gpu->load(phantom.volume, start.labels);
+    const SweepBatch a = cpu->run_sweeps(start.model, params, 0, 16);
+    const SweepBatch b = gpu->run_sweeps(start.model, params, 0, 16);
     ASSERT_EQ(a.records.size(), b.records.size()) << "tolerance " << tolerance;
     for (std::size_t i = 0; i < a.records.size(); ++i) {
       EXPECT_EQ(a.records[i].sweep, b.records[i].sweep);

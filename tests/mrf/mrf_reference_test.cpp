@@ -62,13 +62,9 @@ TEST(ProposalBits, AreCounterBasedAndSpread) {
 TEST(ReferenceSweep, DeltaEnergyEqualsTotalEnergyChange) {
   const Phantom phantom = small_phantom(24, 20, 9);
   MrfParams params;
-  const auto means = initial_class_means(phantom.volume);
-  std::vector<std::uint8_t> labels = initial_labels(phantom.volume, means);
-  ClassModel model;
-  model.mean = means;
-  model.variance.fill(1.0);
-  model = estimate_class_model(class_statistics(phantom.volume, labels), model, params.min_variance);
-  const EnergyTable table = build_energy_table(model, -32768, 32767);
+  InitialSegmentation start = initial_segmentation(phantom.volume, params);
+  std::vector<std::uint8_t>& labels = start.labels;
+  const EnergyTable table = build_energy_table(start.model, -32768, 32767);
   for (std::uint32_t sweep = 0; sweep < 3; ++sweep) {
     const SweepConstants constants = sweep_constants(params, sweep);
     const std::int64_t before = total_energy(phantom.volume, labels, table, constants);
