@@ -295,6 +295,11 @@ struct DeviceBuffer {
 class GpuSweepEngine : public SweepEngine {
  public:
   explicit GpuSweepEngine(int device) : device_(device) {
+    int devices = 0;
+    const cudaError_t counted = cudaGetDeviceCount(&devices);
+    if (counted != cudaSuccess || device >= devices)
+      throw GpuError("no usable CUDA device " + std::to_string(device) + " (" +
+                     (counted != cudaSuccess ? cudaGetErrorString(counted) : std::to_string(devices) + " present") + ")");
     check_cuda(cudaSetDevice(device), "selecting the CUDA device");
     // Sleep in cudaStreamSynchronize instead of spinning: volunteers' CPUs stay idle.
     cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);

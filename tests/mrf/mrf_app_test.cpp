@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -44,6 +46,8 @@ pid_t start_app(const std::string& slot, const std::vector<std::string>& args) {
   const pid_t pid = fork();
   if (pid == 0) {
     if (chdir(slot.c_str()) != 0) _exit(127);
+    // HELIX_TEST_CHILD_ENV="NAME=value": one variable set for the app only.
+    if (const char* extra = std::getenv("HELIX_TEST_CHILD_ENV")) putenv(strdup(extra));
     const std::string err = slot + "/stderr.txt";
     if (!freopen(err.c_str(), "a", stderr)) _exit(127);
     std::vector<char*> argv = {const_cast<char*>(binary)};
@@ -115,6 +119,22 @@ TEST(App, GpuRunWritesTheCpuRunsBytes) {
   EXPECT_NE(gpu_run.stderr_text.find("CUDA device 0"), std::string::npos) << gpu_run.stderr_text;
   EXPECT_EQ(read_file_bytes(gpu_slot.file("labels")), read_file_bytes(cpu_slot.file("labels")));
   EXPECT_EQ(read_file_text(gpu_slot.file("summary")), read_file_text(cpu_slot.file("summary")));
+}
+
+// No usable GPU (hidden with CUDA_VISIBLE_DEVICES, as on a host whose GPU went
+// away): a BOINC temporary exit with the reason, never a result file.
+TEST(App, WithoutAGpuExitsTemporarilyAndWritesNoResult) {
+  TempDir slot;
+  make_slot(slot.path(), small_phantom(16, 16, 4).volume, {{"kind", "mrf"}, {"max_sweeps", 3}});
+  const std::string hide_gpus = "CUDA_VISIBLE_DEVICES=";
+  ::setenv("HELIX_TEST_CHILD_ENV", hide_gpus.c_str(), 1);
+  const AppRun run = run_app(slot.path(), {"--device", "0"});
+  ::unsetenv("HELIX_TEST_CHILD_ENV");
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;  // the BOINC API's temporary exit status
+  EXPECT_TRUE(fs::exists(slot.file("boinc_temporary_exit"))) << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find("helix: GPU fault, will retry later: "), std::string::npos) << run.stderr_text;
+  EXPECT_FALSE(has_result_files(slot.path()));
+  EXPECT_FALSE(fs::exists(slot.file("boinc_finish_called")));
 }
 
 TEST(App, VersionFlag) {
