@@ -48,12 +48,21 @@ struct DeviceTotals {
 
 // Sweeps run in batches of up to kMaxBatch without the host: after each
 // sweep a one-thread kernel re-estimates the classes and decides, by the
-// solver's rules, whether the batch goes on. One synchronisation per batch
-// keeps the host thread asleep while the GPU works.
-constexpr int kMaxBatch = 16;
+// solver's rules, whether the batch goes on; kernels of a finished batch
+// return at once. A batch is one CUDA graph (captured once per loaded volume)
+// whose only inputs are in DeviceBatchState, so the host spends three API
+// calls and one sleeping synchronisation per batch.
+constexpr int kMaxBatch = 32;
 
 // The solver's bookkeeping on the device during a batch.
 struct DeviceBatchState {
+  // Set by the host before the batch.
+  SweepConstants first;      // constants of the batch's first sweep
+  int last_slot;             // the batch ends after this slot at the latest
+  std::uint32_t max_sweeps;  // the solver's limit: the sweep with index + 1 == max_sweeps is the last
+  double min_variance;
+  long long tolerance;       // fixed point; negative: never converged
+  // Kept up to date on the device.
   long long count[kClassCount], sum[kClassCount], sum_sq[kClassCount];  // class sums of the current labels
   double mean[kClassCount], variance[kClassCount];                      // class model
   ClassTerms terms;                                                      // constants of the next sweep
@@ -173,12 +182,10 @@ __device__ void update_voxel(const VolumeView& v, int current, unsigned counts, 
   }
 }
 
-// The coin of one voxel (proposal_coin()): bit (voxel mod 64) of the hash of
-// its 64-voxel group, from the hash of the segment's first group or the next.
-__device__ int coin_of(std::uint64_t voxel, std::uint64_t group, std::uint64_t bits, std::uint64_t next_bits) {
-  const std::uint64_t word = (voxel >> 6) == group ? bits : next_bits;
-  const unsigned half = (voxel & 32) ? static_cast<unsigned>(word >> 32) : static_cast<unsigned>(word);
-  return static_cast<int>((half >> (voxel & 31)) & 1u);
+// The coin of one voxel (proposal_coin()), from the coin word of the
+// segment's first group or of the next one.
+__device__ int coin_of(std::uint32_t voxel, std::uint32_t group, std::uint32_t word, std::uint32_t next_word) {
+  return static_cast<int>((((voxel >> 5) == group ? word : next_word) >> (voxel & 31)) & 1u);
 }
 
 // Block-level sum of one 64-bit value per thread; thread 0 adds it to *total.
@@ -216,11 +223,13 @@ __device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals,
 // the two voxels of that colour among the thread's four. Does nothing once the
 // batch has finished.
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
-    colour_update_kernel(VolumeView v, const DeviceBatchState* batch, SweepConstants constants, int colour,
-                         DeviceTotals* totals) {
+    colour_update_kernel(VolumeView v, const DeviceBatchState* batch, int slot, int colour, DeviceTotals* totals) {
   __shared__ unsigned long long scratch[kBlockThreads / 32];
   if (batch->finished) return;  // the same for every thread of the grid
+  SweepConstants constants = batch->first;
+  constants.sweep_index += slot;
   const ClassTerms& terms = batch->terms;  // read through the L1 where used: saves registers
+  const std::uint32_t coin_key = sweep_coin_key(constants.seed, constants.sweep_index);
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kVoxelsPerThread;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   const int z0 = blockIdx.z * kSlicesPerThread;
@@ -231,22 +240,22 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
       const int odd = (x0 + y + z + colour) & 1;  // offset of the colour's first voxel in the segment
       const Segment s = load_segment(v, x0, y, z, row, odd);
       const short4 intensity = *reinterpret_cast<const short4*>(v.intensity + row + x0);
-      const std::uint64_t first = (static_cast<std::uint64_t>(z) * v.ny + y) * v.nx + x0 + odd;  // unpadded index
-      const std::uint64_t group = first >> 6;
-      const std::uint64_t bits = proposal_bits(constants.seed, constants.sweep_index, group);
-      const std::uint64_t next_bits =
-          ((first + 2) >> 6) != group ? proposal_bits(constants.seed, constants.sweep_index, group + 1) : 0;
+      // Unpadded voxel index (< 2^31: the volume format's limit).
+      const std::uint32_t first = (static_cast<std::uint32_t>(z) * v.ny + y) * v.nx + x0 + odd;
+      const std::uint32_t group = first >> 5;
+      const std::uint32_t word = coin_word(coin_key, group);
+      const std::uint32_t next_word = ((first + 2) >> 5) != group ? coin_word(coin_key, group + 1) : 0;
       if (x0 + odd < v.nx)
         update_voxel(v, s.centre & 0xffu,
                      count_neighbours(s.left_of_first, (s.centre >> 8) & 0xffu, s.y_minus & 0xffu,
                                       s.y_plus & 0xffu, s.z_minus & 0xffu, s.z_plus & 0xffu),
-                     odd ? intensity.y : intensity.x, row + x0 + odd, coin_of(first, group, bits, next_bits), terms,
+                     odd ? intensity.y : intensity.x, row + x0 + odd, coin_of(first, group, word, next_word), terms,
                      constants, mine);
       if (x0 + odd + 2 < v.nx)
         update_voxel(v, (s.centre >> 16) & 0xffu,
                      count_neighbours((s.centre >> 8) & 0xffu, s.right_of_second, (s.y_minus >> 16) & 0xffu,
                                       (s.y_plus >> 16) & 0xffu, (s.z_minus >> 16) & 0xffu, (s.z_plus >> 16) & 0xffu),
-                     odd ? intensity.w : intensity.z, row + x0 + odd + 2, coin_of(first + 2, group, bits, next_bits),
+                     odd ? intensity.w : intensity.z, row + x0 + odd + 2, coin_of(first + 2, group, word, next_word),
                      terms, constants, mine);
     }
   }
@@ -257,8 +266,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
 // sweep's changes, re-estimates the classes (estimate_class() and
 // class_term_constants(), the host's own functions) and applies the solver's
 // stopping rule. One thread: a handful of FP64 operations.
-__global__ void end_of_sweep_kernel(const DeviceTotals* totals, DeviceBatchState* batch, int slot,
-                                    double min_variance, long long tolerance, int last_allowed_sweep) {
+__global__ void end_of_sweep_kernel(const DeviceTotals* totals, DeviceBatchState* batch, int slot) {
   if (batch->finished) return;
   const long long delta_energy = static_cast<long long>(totals->delta_energy);
   batch->delta_energy[slot] = delta_energy;
@@ -269,11 +277,13 @@ __global__ void end_of_sweep_kernel(const DeviceTotals* totals, DeviceBatchState
     batch->sum[k] += static_cast<long long>(totals->sum_change[k]);
     batch->sum_sq[k] += static_cast<long long>(totals->sum_sq_change[k]);
     if (batch->count[k] > 0)
-      estimate_class(batch->count[k], batch->sum[k], batch->sum_sq[k], min_variance, batch->mean[k], batch->variance[k]);
+      estimate_class(batch->count[k], batch->sum[k], batch->sum_sq[k], batch->min_variance, batch->mean[k],
+                     batch->variance[k]);
     batch->terms.of[k] = class_term_constants(batch->mean[k], batch->variance[k]);
   }
-  batch->converged = (delta_energy < 0 ? -delta_energy : delta_energy) <= tolerance;
-  batch->finished = batch->converged || last_allowed_sweep;
+  batch->converged = (delta_energy < 0 ? -delta_energy : delta_energy) <= batch->tolerance;
+  const bool last_allowed = batch->first.sweep_index + slot + 1 >= batch->max_sweeps;
+  batch->finished = batch->converged || last_allowed || slot == batch->last_slot;
 }
 
 template <typename T>
@@ -314,6 +324,7 @@ class GpuSweepEngine : public SweepEngine {
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
   }
   ~GpuSweepEngine() override {
+    if (batch_graph_) cudaGraphExecDestroy(batch_graph_);
     if (host_batch_) cudaFreeHost(host_batch_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -338,6 +349,7 @@ class GpuSweepEngine : public SweepEngine {
                             cudaMemcpyHostToDevice), "copying the volume to the GPU");
     check_cuda(cudaMemcpy2D(labels_.data, pitch_, labels.data(), volume.nx, volume.nx, rows, cudaMemcpyHostToDevice),
                "copying labels to the GPU");
+    capture_batch_graph();
   }
 
   // One sweep with the classes of `model`, no stopping rule.
@@ -374,36 +386,48 @@ class GpuSweepEngine : public SweepEngine {
   }
 
  private:
-  // Runs up to `count` sweeps from constants.sweep_index with one
-  // synchronisation; sweep i (0-based) is the last allowed when its index + 1
-  // reaches max_sweeps. Returns the batch state as read back (pinned memory).
-  const DeviceBatchState& run_batch(const ClassModel& model, SweepConstants constants, int count,
-                                    double min_variance, long long tolerance, std::uint32_t max_sweeps) {
-    count = count < kMaxBatch ? count : kMaxBatch;
-    DeviceBatchState& state = *host_batch_;
-    const ClassTerms terms = class_terms(model);
-    for (int k = 0; k < kClassCount; ++k) {
-      state.count[k] = sums_.count[k], state.sum[k] = sums_.sum[k], state.sum_sq[k] = sums_.sum_sq[k];
-      state.mean[k] = model.mean[k], state.variance[k] = model.variance[k];
-    }
-    state.terms = terms;
-    state.finished = state.converged = state.sweeps_run = 0;
-    check_cuda(cudaMemcpyAsync(batch_.data, host_batch_, sizeof(DeviceBatchState), cudaMemcpyHostToDevice, stream_),
-               "uploading the batch state");
-    check_cuda(cudaMemsetAsync(totals_.data, 0, count * sizeof(DeviceTotals), stream_), "clearing totals");
+  // Records the launches of one full batch (kMaxBatch sweeps: two colour
+  // passes and the end-of-sweep step each) as a CUDA graph for this volume.
+  void capture_batch_graph() {
+    if (batch_graph_) cudaGraphExecDestroy(batch_graph_), batch_graph_ = nullptr;
     const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
                     (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
-    const std::uint32_t first_sweep = constants.sweep_index;
-    for (int slot = 0; slot < count; ++slot) {
-      constants.sweep_index = first_sweep + slot;
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, constants, 0, totals_.data + slot);
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, constants, 1, totals_.data + slot);
-      end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot, min_variance, tolerance,
-                                                constants.sweep_index + 1 >= max_sweeps);
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "capturing the sweep batch");
+    cudaMemsetAsync(totals_.data, 0, kMaxBatch * sizeof(DeviceTotals), stream_);
+    for (int slot = 0; slot < kMaxBatch; ++slot) {
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, totals_.data + slot);
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, totals_.data + slot);
+      end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot);
     }
-    check_cuda(cudaGetLastError(), "launching MRF sweeps");
+    check_cuda(cudaStreamEndCapture(stream_, &graph), "capturing the sweep batch");
+    const cudaError_t instantiated = cudaGraphInstantiate(&batch_graph_, graph, 0);
+    cudaGraphDestroy(graph);
+    check_cuda(instantiated, "instantiating the sweep batch");
+  }
+
+  // Runs up to `count` sweeps from constants.sweep_index with one graph launch
+  // and one synchronisation; the sweep whose index + 1 reaches max_sweeps is
+  // the last. Returns the batch state as read back (pinned memory).
+  const DeviceBatchState& run_batch(const ClassModel& model, const SweepConstants& constants, int count,
+                                    double min_variance, long long tolerance, std::uint32_t max_sweeps) {
+    DeviceBatchState& state = *host_batch_;
+    state.first = constants;
+    state.last_slot = (count < kMaxBatch ? count : kMaxBatch) - 1;
+    state.max_sweeps = max_sweeps;
+    state.min_variance = min_variance;
+    state.tolerance = tolerance;
+    for (int k = 0; k < kClassCount; ++k) {
+      state.count[k] = sums_.count[k], state.sum[k] = sums_.sum[k], state.sum_sq[k] = sums_.sum_sq[k];
+      state.mean[k] = model.mean[k], state.variance[k] = model.variance[k];
+    }
+    state.terms = class_terms(model);
+    state.finished = state.converged = state.sweeps_run = 0;
+    check_cuda(cudaMemcpyAsync(batch_.data, host_batch_, sizeof(DeviceBatchState), cudaMemcpyHostToDevice, stream_),
+               "uploading the batch state");
+    check_cuda(cudaGraphLaunch(batch_graph_, stream_), "launching MRF sweeps");
     check_cuda(cudaMemcpyAsync(host_batch_, batch_.data, sizeof(DeviceBatchState), cudaMemcpyDeviceToHost, stream_),
                "reading the batch state");
     check_cuda(cudaStreamSynchronize(stream_), "running MRF sweeps");
@@ -423,6 +447,7 @@ class GpuSweepEngine : public SweepEngine {
   DeviceBuffer<std::uint8_t> labels_;
   DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
   DeviceBuffer<DeviceBatchState> batch_;
+  cudaGraphExec_t batch_graph_ = nullptr;  // one batch's launches, for the loaded volume
 };
 
 }  // namespace

@@ -123,12 +123,31 @@ HELIX_HD std::uint64_t proposal_bits(std::uint64_t seed, std::uint32_t sweep, st
   return x;
 }
 
-// The proposal coin of a voxel: bit (voxel mod 64) of the hash of the voxel's
-// group of 64 consecutive voxels. One hash serves 64 voxels, which keeps the
-// GPU's integer pipes free for the energy arithmetic; every engine still draws
-// the same bit for the same (seed, sweep, voxel) whatever its tiling.
-HELIX_HD int proposal_coin(std::uint64_t seed, std::uint32_t sweep, std::uint64_t voxel) {
-  return static_cast<int>((proposal_bits(seed, sweep, voxel >> 6) >> (voxel & 63)) & 1u);
+// The 32-bit key of one sweep's proposal coins (once per sweep, on the host).
+HELIX_HD std::uint32_t sweep_coin_key(std::uint64_t seed, std::uint32_t sweep) {
+  const std::uint64_t bits = proposal_bits(seed, sweep, 0);
+  return static_cast<std::uint32_t>(bits ^ (bits >> 32));
+}
+
+// 32 coins at once: the MurmurHash3 finaliser (a bijection with full
+// avalanche) of the sweep key mixed with the voxel's group of 32. 32-bit
+// arithmetic: on the GPU this costs a third of the 64-bit mixer, and the
+// integer pipe is what bounds the sweep kernel.
+HELIX_HD std::uint32_t coin_word(std::uint32_t key, std::uint32_t group) {
+  std::uint32_t h = key ^ (group * 0x9E3779B9u);
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// The proposal coin of a voxel: bit (voxel mod 32) of the coin word of its
+// group of 32 consecutive voxels. Every engine draws the same bit for the same
+// (seed, sweep, voxel), whatever its tiling.
+HELIX_HD int proposal_coin(std::uint32_t coin_key, std::uint64_t voxel) {
+  return static_cast<int>((coin_word(coin_key, static_cast<std::uint32_t>(voxel >> 5)) >> (voxel & 31)) & 1u);
 }
 
 // The proposed label: one of the two other classes, chosen by the coin.

@@ -187,13 +187,14 @@ SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labe
   SweepStats stats;
   const std::size_t row = static_cast<std::size_t>(volume.nx);
   const std::size_t slice = row * volume.ny;
+  const std::uint32_t coin_key = sweep_coin_key(constants.seed, constants.sweep_index);
   for (int colour = 0; colour < 2; ++colour)
     for (int z = 0; z < volume.nz; ++z)
       for (int y = 0; y < volume.ny; ++y)
         for (int x = (colour + y + z) & 1; x < volume.nx; x += 2) {
           const std::size_t i = x + y * row + z * slice;
           const int current = labels[i];
-          const int proposed = proposed_label(current, proposal_coin(constants.seed, constants.sweep_index, i));
+          const int proposed = proposed_label(current, proposal_coin(coin_key, i));
           const NeighbourCounts counts = count_neighbours(volume, labels, x, y, z);
           bool accepted = false;
           stats.delta_energy += proposal_delta(table.term(current, volume.voxels[i]),

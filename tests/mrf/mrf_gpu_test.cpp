@@ -83,7 +83,7 @@ TEST_P(GpuMatchesCpu, WholeSolve) {
 }
 
 // A batch of GPU sweeps that must stop inside the batch, at max_sweeps (5 of a
-// 16-sweep batch) or on convergence, stops exactly where the CPU stops.
+// 32-sweep batch) or on convergence, stops exactly where the CPU stops.
 TEST_P(GpuMatchesCpu, BatchesStopWhereTheCpuStops) {
   SKIP_WITHOUT_GPU();
   const Shape shape = GetParam();
@@ -98,8 +98,8 @@ TEST_P(GpuMatchesCpu, BatchesStopWhereTheCpuStops) {
     auto gpu = make_gpu_engine(0);
     cpu->load(phantom.volume, start.labels);
     gpu->load(phantom.volume, start.labels);
-    const SweepBatch a = cpu->run_sweeps(start.model, params, 0, 16);
-    const SweepBatch b = gpu->run_sweeps(start.model, params, 0, 16);
+    const SweepBatch a = cpu->run_sweeps(start.model, params, 0, gpu->sweeps_per_batch());
+    const SweepBatch b = gpu->run_sweeps(start.model, params, 0, gpu->sweeps_per_batch());
     ASSERT_EQ(a.records.size(), b.records.size()) << "tolerance " << tolerance;
     for (std::size_t i = 0; i < a.records.size(); ++i) {
       EXPECT_EQ(a.records[i].sweep, b.records[i].sweep);

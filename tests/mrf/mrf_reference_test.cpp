@@ -45,8 +45,8 @@ TEST(ProposalBits, AreCounterBasedAndSpread) {
   EXPECT_NE(proposal_bits(1, 2, 3), proposal_bits(2, 2, 3));
   int heads = 0, repeats = 0;
   for (std::uint64_t voxel = 0; voxel < 100000; ++voxel) {
-    heads += proposal_coin(9, 0, voxel);
-    repeats += proposal_coin(9, 0, voxel) == proposal_coin(9, 1, voxel);
+    heads += proposal_coin(sweep_coin_key(9, 0), voxel);
+    repeats += proposal_coin(sweep_coin_key(9, 0), voxel) == proposal_coin(sweep_coin_key(9, 1), voxel);
   }
   EXPECT_NEAR(heads, 50000, 600);    // a fair coin between the two other labels
   EXPECT_NEAR(repeats, 50000, 600);  // independent from sweep to sweep
