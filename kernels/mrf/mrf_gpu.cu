@@ -36,8 +36,8 @@ constexpr int kMinBlocksPerSm = 4;
 
 // What one colour pass adds up, in device memory. Signed values are summed as
 // two's complement in unsigned 64-bit words (integer atomics: exact, any order).
-// The class sums are *changes*: the engine keeps the absolute sums on the
-// host, so a pass only touches the (few) voxels whose label changed.
+// The class sums are *changes*: the absolute sums live in DeviceBatchState,
+// so a pass only touches the (few) voxels whose label changed.
 struct DeviceTotals {
   unsigned long long delta_energy;
   unsigned long long labels_changed;
@@ -73,10 +73,10 @@ struct DeviceBatchState {
 };
 
 // Device layout: rows padded to a pitch that is a multiple of
-// kVoxelsPerThread, so that a thread loads its four labels (uchar4) and four
-// intensities (short4) with one aligned access each. Padding voxels are never
-// read as neighbours (x bounds are checked against nx). Indices fit 32 bits:
-// (nx + 3) * ny * nz < 2^32 under the volume format's limits.
+// kVoxelsPerThread, so that a thread loads its four labels (one 32-bit word) and four
+// intensities (short4) with one aligned access each. Padding voxels count as no
+// neighbour: they hold the absent label. Indices fit 32 bits:
+// (nx + 4) * ny * nz < 2^32 under the volume format's limits.
 struct VolumeView {
   const std::int16_t* intensity;
   std::uint8_t* labels;
@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
   if (y < v.ny && x0 < v.nx) {
     for (int z = z0; z < min(z0 + kSlicesPerThread, v.nz); ++z) {
       const unsigned row = (static_cast<unsigned>(z) * v.ny + y) * v.pitch;
-      const int odd = (x0 + y + z + colour) & 1;  // offset of the colour's first voxel in the segment
+      const int odd = voxel_colour(x0, y, z) ^ colour;  // offset of the colour's first voxel in the segment
       const Segment s = load_segment(v, x0, y, z, row, odd);
       const short4 intensity = *reinterpret_cast<const short4*>(v.intensity + row + x0);
       // Unpadded voxel index (< 2^31: the volume format's limit).

@@ -109,9 +109,10 @@ struct SweepConstants {
 // neighbours, so all voxels of a colour can be updated at once, in any order.
 HELIX_HD int voxel_colour(int x, int y, int z) { return (x + y + z) & 1; }
 
-// Counter-based random bits keyed by (seed, sweep, voxel): the SplitMix64
+// Counter-based 64 random bits keyed by (seed, sweep, counter): the SplitMix64
 // finaliser of a linear combination of the keys. No state, so any engine and
-// any thread order draws the same number for the same voxel and sweep.
+// any thread order draws the same number for the same keys. Used for the
+// per-sweep coin key (counter 0) and by the phantom's noise.
 HELIX_HD std::uint64_t proposal_bits(std::uint64_t seed, std::uint32_t sweep, std::uint64_t voxel) {
   std::uint64_t x = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(sweep) + 1ull) +
                     0xD1B54A32D192ED03ull * voxel;
@@ -123,7 +124,8 @@ HELIX_HD std::uint64_t proposal_bits(std::uint64_t seed, std::uint32_t sweep, st
   return x;
 }
 
-// The 32-bit key of one sweep's proposal coins (once per sweep, on the host).
+// The 32-bit key of one sweep's proposal coins (computed once per sweep by the
+// CPU reference, once per thread and pass by the GPU kernel).
 HELIX_HD std::uint32_t sweep_coin_key(std::uint64_t seed, std::uint32_t sweep) {
   const std::uint64_t bits = proposal_bits(seed, sweep, 0);
   return static_cast<std::uint32_t>(bits ^ (bits >> 32));

@@ -191,7 +191,7 @@ SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labe
   for (int colour = 0; colour < 2; ++colour)
     for (int z = 0; z < volume.nz; ++z)
       for (int y = 0; y < volume.ny; ++y)
-        for (int x = (colour + y + z) & 1; x < volume.nx; x += 2) {
+        for (int x = voxel_colour(0, y, z) ^ colour; x < volume.nx; x += 2) {  // the colour's voxels of the row
           const std::size_t i = x + y * row + z * slice;
           const int current = labels[i];
           const int proposed = proposed_label(current, proposal_coin(coin_key, i));
