@@ -137,6 +137,20 @@ TEST(App, WithoutAGpuExitsTemporarilyAndWritesNoResult) {
   EXPECT_FALSE(fs::exists(slot.file("boinc_finish_called")));
 }
 
+// The client's choice of GPU (init_data.xml's gpu_device_num) wins over the
+// command line: --device 7 names no device here, the client's 0 does.
+TEST(App, ClientsGpuChoiceWinsOverTheCommandLine) {
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  TempDir slot;
+  make_slot(slot.path(), small_phantom(16, 16, 4).volume, {{"kind", "mrf"}, {"max_sweeps", 3}});
+  write_file_atomic(slot.file("init_data.xml"),
+                    std::string("<app_init_data>\n<gpu_device_num>0</gpu_device_num>\n</app_init_data>\n"));
+  const AppRun run = run_app(slot.path(), {"--device", "7"});
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
+  EXPECT_NE(run.stderr_text.find("on CUDA device 0"), std::string::npos) << run.stderr_text;
+  EXPECT_TRUE(fs::exists(slot.file("summary")));
+}
+
 TEST(App, VersionFlag) {
   TempDir slot;
   const AppRun run = run_app(slot.path(), {"--version"});
