@@ -17,6 +17,7 @@ packages=(
   libnifti2-dev libpng-dev zlib1g-dev
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
+  python3-skimage                          # reference GLCM features for the glcm tests
 )
 
 missing=()
