@@ -79,7 +79,7 @@ std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_di
 
 // The integer sums of an L*L GLCM (counts row-major, symmetric), and the cell
 // entropy numerator (row-major order). Throws std::invalid_argument when the
-// counts are not L*L, L is not 2..kMaxLevels, or the total is 0 or >= 2^24.
+// counts are not L*L, L is not 2..kMaxLevels, or the total is 0 or >= 2^19.
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels);
 
 // The 13 features of one GLCM (glcm_sums then haralick_features).

@@ -81,8 +81,8 @@ HELIX_GLCM_HD double entropy_numerator(const std::int32_t* x, int n, std::int64_
 }
 
 // The variance numerator of a histogram h over bins 0..n-1 with total S:
-// S * sum k^2 h(k) - (sum k h(k))^2, exact in int64 for the sizes used here
-// (S < 2^24, k < 2^7). Divided by S^2 it is the variance.
+// S * sum k^2 h(k) - (sum k h(k))^2, exact in int64 and below 2^53 for the
+// sizes glcm_sums() admits (S < 2^19, k < 2^7). Divided by S^2 it is the variance.
 HELIX_GLCM_HD std::int64_t variance_numerator(const std::int64_t* h, int n, std::int64_t total) {
   std::int64_t first = 0, second = 0;
   for (int k = 0; k < n; ++k) {
@@ -92,15 +92,16 @@ HELIX_GLCM_HD std::int64_t variance_numerator(const std::int64_t* h, int n, std:
   return total * second - first * first;
 }
 
-// The 13 Haralick features of a symmetric GLCM, natural log, p = c / S.
-// Requires sums.total > 0. Edge cases (docs/glcm.md): correlation is 1 when
-// the marginal variance is 0 (a single grey level; as skimage); IMC1 is 0 when
+// The 13 Haralick features of a symmetric GLCM, natural log, p = c / S, into
+// out[0..12] (f1..f13, see Feature). Requires 0 < sums.total < 2^19
+// (glcm_sums() checks it). Edge cases (docs/glcm.md): correlation is 1 when the
+// marginal variance is 0 (a single grey level; as skimage); IMC1 is 0 when
 // HX = 0 (then HXY = 0 too); the mutual information in IMC2 is clamped at 0.
 HELIX_GLCM_HD void haralick_features(const GlcmSums& g, double out[kFeatureCount]) {
   const int L = g.levels;
   const std::int64_t S = g.total;
   const double s = static_cast<double>(S);
-  const double s2 = s * s;  // exact: S < 2^26
+  const double s2 = s * s;  // exact: S < 2^19
 
   std::int64_t marginal_first = 0;
   for (int i = 0; i < L; ++i) marginal_first += static_cast<std::int64_t>(i) * g.marginal[i];

@@ -94,10 +94,12 @@ GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
       g.difference_histogram[i > j ? i - j : j - i] += c;
     }
   }
-  // The bound keeps every int64 numerator of haralick_features exact and
-  // below 2^53, and S * S exact in double.
-  if (g.total <= 0 || g.total >= (std::int64_t{1} << 24))
-    throw std::invalid_argument("glcm: GLCM total must be in 1..2^24-1, got " + std::to_string(g.total));
+  // The bound keeps every int64 numerator of haralick_features below 2^53
+  // (the largest, S * sum k^2 s(k) with k <= 126, is below 2^14 S^2), so its
+  // conversion to double is exact, and S * S exact in double. A window of
+  // radius 16 has S <= 1594; a 512 x 512 rectangle still fits.
+  if (g.total <= 0 || g.total >= (std::int64_t{1} << 19))
+    throw std::invalid_argument("glcm: GLCM total must be in 1..2^19-1, got " + std::to_string(g.total));
   g.cell_entropy_numerator = entropy_numerator(counts.data(), levels * levels, g.total);
   return g;
 }
