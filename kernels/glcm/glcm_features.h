@@ -55,20 +55,10 @@ struct GlcmSums {
 
 // sum_k x_k (ln S - ln x_k) over the x_k > 0, k ascending, where S = total.
 // Divided by S this is the entropy -sum p ln p of p_k = x_k / S. Written this
-// way every term is >= 0 and a single non-empty bin gives exactly 0.
-HELIX_GLCM_HD double entropy_numerator(const std::int64_t* x, int n, std::int64_t total) {
-  const double log_total = glcm_log(static_cast<double>(total));
-  double sum = 0;
-  for (int k = 0; k < n; ++k) {
-    if (x[k] > 0) {
-      const double xk = static_cast<double>(x[k]);
-      sum = sum + xk * (log_total - glcm_log(xk));
-    }
-  }
-  return sum;
-}
-// The same over int32 GLCM cells (the counts themselves).
-HELIX_GLCM_HD double entropy_numerator(const std::int32_t* x, int n, std::int64_t total) {
+// way every term is >= 0 and a single non-empty bin gives exactly 0. Count is
+// std::int64_t (histograms) or std::int32_t (the GLCM cells themselves).
+template <typename Count>
+HELIX_GLCM_HD double entropy_numerator(const Count* x, int n, std::int64_t total) {
   const double log_total = glcm_log(static_cast<double>(total));
   double sum = 0;
   for (int k = 0; k < n; ++k) {
