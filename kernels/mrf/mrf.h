@@ -8,7 +8,7 @@
 //   initial_class_means(), initial_labels(), initial_segmentation()   k-means-style start
 //   SweepEngine, make_cpu_engine(), make_gpu_engine()
 //   solve_mrf()                   the whole segmentation with checkpoints
-//   total_energy(), class_statistics()        used by the solver and the validator
+//   total_energy(), labelling_energy(), class_statistics()   used by the solver and the validator
 #pragma once
 #include <array>
 #include <cstdint>
@@ -96,6 +96,11 @@ InitialSegmentation initial_segmentation(const Volume& volume, const MrfParams& 
 ClassSums class_statistics(const Volume& volume, const std::vector<std::uint8_t>& labels);
 std::int64_t total_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const EnergyTable& table,
                           const SweepConstants& constants);
+// total_energy() with the class terms of `model` over the volume's intensity
+// range: the summary's final_energy, as the solver reports it and the
+// validator recomputes it.
+std::int64_t labelling_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const ClassModel& model,
+                              const SweepConstants& constants);
 
 struct SweepRecord {
   std::uint32_t sweep = 0;  // 1-based

@@ -170,9 +170,8 @@ void check_against_input(const Parsed& parsed, const std::string& inputs_dir) {
     if (sums.count[k] > 0)
       require(expected.mean[k] == parsed.model.mean[k] && expected.variance[k] == parsed.model.variance[k],
               std::string("reported mean/variance of ") + kClassNames[k] + " do not match the returned labels");
-  const auto [low, high] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
-  const std::int64_t energy = total_energy(volume, parsed.labels.labels, build_energy_table(parsed.model, *low, *high),
-                                           sweep_constants(parsed.params, parsed.sweeps));
+  const std::int64_t energy =
+      labelling_energy(volume, parsed.labels.labels, parsed.model, sweep_constants(parsed.params, parsed.sweeps));
   require(energy == integer_field(parsed.summary, "final_energy"),
           "final_energy differs from the recomputed energy " + std::to_string(energy));
 }

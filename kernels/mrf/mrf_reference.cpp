@@ -178,6 +178,12 @@ std::int64_t total_energy(const Volume& volume, const std::vector<std::uint8_t>&
   return energy;
 }
 
+std::int64_t labelling_energy(const Volume& volume, const std::vector<std::uint8_t>& labels, const ClassModel& model,
+                              const SweepConstants& constants) {
+  const auto [lowest, highest] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
+  return total_energy(volume, labels, build_energy_table(model, *lowest, *highest), constants);
+}
+
 // One sweep: all colour-0 voxels, then all colour-1 voxels. Within a colour the
 // voxels do not neighbour each other, so this loop order gives the same result
 // as any parallel order (that is what the CUDA kernel relies on). The local

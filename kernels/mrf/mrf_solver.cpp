@@ -2,7 +2,6 @@
 // re-estimating the classes after every sweep and checkpointing at sweep
 // boundaries. Everything a restart needs is in the checkpoint (labels, class
 // model, trace, sweep count), so a restarted run is byte-identical.
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -82,11 +81,6 @@ SolverState initial_state(const Volume& volume, const MrfParams& params) {
   return state;
 }
 
-void intensity_range(const Volume& volume, std::int32_t& low, std::int32_t& high) {
-  const auto [min_it, max_it] = std::minmax_element(volume.voxels.begin(), volume.voxels.end());
-  low = *min_it, high = *max_it;
-}
-
 }  // namespace
 
 MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& engine, Runtime& runtime) {
@@ -95,8 +89,6 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
   auto saved = runtime.restore_state();
   if (!saved || !decode_state(*saved, fingerprint, volume.size(), state)) state = initial_state(volume, params);
 
-  std::int32_t low = 0, high = 0;
-  intensity_range(volume, low, high);
   engine.load(volume, state.labels);
   while (!state.finished) {
     const SweepBatch batch =
@@ -121,8 +113,7 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
   result.sums = class_statistics(volume, result.labels);
   result.trace = state.trace;
   result.converged = state.converged;
-  result.final_energy = total_energy(volume, result.labels, build_energy_table(result.model, low, high),
-                                     sweep_constants(params, state.sweeps_done));
+  result.final_energy = labelling_energy(volume, result.labels, result.model, sweep_constants(params, state.sweeps_done));
   return result;
 }
 
