@@ -54,6 +54,19 @@ TEST(Solver, EnergyNeverRisesWithinASweep) {
   EXPECT_GT(result.trace.front().labels_changed, 0);
 }
 
+// Progress goes to the runtime (BOINC's fraction done) and ends at 1.
+TEST(Solver, ReportsProgressToTheEnd) {
+  const Phantom phantom = small_phantom(32, 32, 8);
+  MrfParams params;
+  params.max_sweeps = 3;
+  params.energy_tolerance = 0;
+  TempDir dir;
+  DirectoryRuntime runtime(dir.path());
+  auto engine = make_cpu_engine();
+  solve_mrf(phantom.volume, params, *engine, runtime);
+  EXPECT_EQ(runtime.last_progress(), 1.0);
+}
+
 TEST(Solver, StopsAtMaxSweepsWhenToleranceIsZero) {
   const Phantom phantom = small_phantom(32, 32, 8);
   MrfParams params;
