@@ -1,21 +1,24 @@
-// glcm.h: the glcm kind's interface (issue 4, first part): grey-level
+// glcm.h: the glcm kind's definitions and CPU reference: grey-level
 // co-occurrence matrices of circular local windows and their Haralick texture
 // features, after the Help Conquer Cancer protein-crystallisation screen.
 // docs/glcm.md defines everything below in prose.
 //
 // Contents:
-//   GreyImage, Displacement, Features, WindowStatistics  types
+//   GreyImage, Displacement, Features, FixedFeatures, WindowStatistics  types
 //   quantise()              8-bit value to grey level
 //   displacement_set(d)     the displacements of distance d, in their fixed order
+//   window_centres()        the local windows of a region of interest
 //   glcm_of_window()        symmetric integer GLCM of one circular window, one displacement
 //   glcm_of_rectangle()     the same over an axis-aligned rectangle (tests only)
 //   glcm_sums()             a GLCM reduced to its integer sums
 //   haralick_features()     (glcm_features.h) the 13 features of those sums
-//   window_features()       the features of one window at one distance, mean over its displacements
+//   window_fixed_sums()     one window at one distance: fixed-point feature sums over its displacements
+//   window_features()       the same as doubles: the mean over the displacements
 //   aggregate_windows()     max, mean, min and range of features over windows
 //
 // This is the CPU reference: clear, not fast (it builds every GLCM from
-// scratch). A later GPU port must reproduce its doubles bit for bit.
+// scratch). The engines (glcm_engine.h) reproduce its integers exactly, and so
+// its doubles bit for bit.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -46,6 +49,15 @@ struct Displacement {
 };
 
 using Features = std::array<double, kFeatureCount>;
+// Per feature, a sum of feature_to_fixed() values (glcm_features.h): the
+// exact, order-free form of a sum over displacements.
+using FixedFeatures = std::array<std::int64_t, kFeatureCount>;
+
+struct WindowCentre {
+  int x;
+  int y;
+  bool operator==(const WindowCentre& o) const { return x == o.x && y == o.y; }
+};
 
 struct WindowStatistics {
   Features max, mean, min, range;  // range = max - min
@@ -62,6 +74,12 @@ inline int level_count(int level_divisor) { return 256 / level_divisor; }
 // Requires d >= 1; throws std::invalid_argument otherwise.
 std::vector<Displacement> displacement_set(int distance);
 
+// The centres of the local windows of a region of interest: every pixel whose
+// whole disc of `radius` ((x-cx)^2 + (y-cy)^2 <= radius^2) lies in the ROI
+// (roi[y * width + x] != 0) and in the image, in row-major order.
+// Throws std::invalid_argument when roi.size() != width * height.
+std::vector<WindowCentre> window_centres(const std::vector<std::uint8_t>& roi, int width, int height, int radius);
+
 // The symmetric GLCM of the disc of `radius` around (centre_x, centre_y)
 // (pixels with (x-cx)^2 + (y-cy)^2 <= radius^2) for one displacement: for every
 // pixel p of the disc with p + delta also in the disc, c(g(p), g(p+delta)) and
@@ -77,23 +95,32 @@ std::vector<std::int32_t> glcm_of_window(const GreyImage& image, int level_divis
 std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_divisor, int x0, int y0, int width,
                                             int height, Displacement delta);
 
-// The integer sums of an L*L GLCM (counts row-major, symmetric), and the cell
-// entropy numerator (row-major order). Throws std::invalid_argument when the
-// counts are not L*L, L is not 2..kMaxLevels, or the total is 0 or >= 2^19.
+// The integer sums of an L*L GLCM (counts row-major, symmetric), straight from
+// their definitions (glcm_features.h). Throws std::invalid_argument when the
+// counts are not L*L, L is not 2..kMaxLevels, or the total is 0 or >= kMaxTotal (2^15).
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels);
 
 // The 13 features of one GLCM (glcm_sums then haralick_features).
 Features features_of_glcm(const std::vector<std::int32_t>& counts, int levels);
 
-// The features of one window at one distance: the mean, over displacement_set(distance)
-// in its order, of the features of each displacement's GLCM (summed in that
-// order, then divided by the count). Throws std::invalid_argument as
-// glcm_of_window does, or when some displacement has no pair in the window.
+// One window at one distance: per feature, the sum over displacement_set(distance)
+// of feature_to_fixed(features of that displacement's GLCM). Throws
+// std::invalid_argument as glcm_of_window does, or when some displacement has
+// no pair in the window.
+FixedFeatures window_fixed_sums(const GreyImage& image, int level_divisor, int centre_x, int centre_y, int radius,
+                                int distance);
+
+// The features of one window at one distance: the mean over its displacements,
+// fixed_to_feature(window_fixed_sums(...), displacement count).
 Features window_features(const GreyImage& image, int level_divisor, int centre_x, int centre_y, int radius,
                          int distance);
+Features features_of_fixed_sums(const FixedFeatures& sums, int displacement_count);
 
-// Per feature: max, mean (sum in the given order / n), min and max - min over
-// windows. Throws std::invalid_argument on an empty list.
-WindowStatistics aggregate_windows(const std::vector<Features>& windows);
+// Per feature, over windows whose fixed sums (each over `displacement_count`
+// displacements) are given: max and min (of the window means), the mean (the
+// exact integer total over all windows, rounded once, then divided by
+// windows x displacements) and the range max - min. Throws
+// std::invalid_argument on an empty list or a count < 1.
+WindowStatistics aggregate_windows(const std::vector<FixedFeatures>& windows, int displacement_count);
 
 }  // namespace helix::glcm

@@ -1,18 +1,26 @@
 // glcm_features.h: the 13 Haralick features of one GLCM, from its integer sums.
-// Shared by the CPU reference and (later) the GPU port: every function here is
-// HELIX_GLCM_HD, uses plain arrays, integer sums and a fixed order of floating
-// operations, so both engines produce the same doubles (docs/glcm.md).
+// Shared by the CPU reference, the CPU sliding engine and the GPU engine: every
+// function here is HELIX_GLCM_HD, uses plain structs, integer sums and a fixed
+// order of floating operations, so all engines produce the same doubles
+// (docs/glcm.md).
 //
-// Contents: kMaxLevels, kFeatureCount, GlcmSums (what a GLCM reduces to),
-// entropy_numerator(), haralick_features().
+// Contents:
+//   GlcmSums              what a GLCM reduces to: 14 exact int64 sums
+//   xlogx_fixed()         round(2^44 x ln x): the entropy table
+//   idm_numerator()       sum d(k) / (1 + k^2) in one fixed summation tree
+//   add_pair_linear()     the part of a pair's contribution that needs no counts
+//   haralick_features()   the 13 doubles of a GlcmSums
+//   feature_to_fixed() / fixed_to_feature()  the fixed point of the angle mean
 //
-// Why integer sums: a GLCM holds counts. Every moment the features need
-// (sum of counts, of squared counts, marginal / sum / difference histograms and
-// their first and second moments, the cross moment sum i*j*c) is an exact
-// integer, whatever order it is accumulated in. Variances and the correlation
-// are then ONE rounded division of exact int64 numerators (S*sum x^2 - (sum x)^2),
-// converted to double exactly (they stay below 2^53). Only the entropies are
-// float sums; they run in ascending bin order.
+// Why integer sums: a GLCM holds counts. Every moment the features need is an
+// exact integer, and the entropies become exact integers too once x ln x is
+// tabulated in fixed point (2^-44). The one float sum left, the inverse
+// difference moment, runs over the difference histogram in a fixed tree that
+// a GPU warp evaluates with shuffles (see idm_numerator). Integer sums
+// do not depend on the order they are accumulated in, so a GLCM built pixel
+// by pixel, updated incrementally as a window slides, or updated by 32 GPU
+// lanes with atomics reduces to the very same GlcmSums, and one function turns
+// that into doubles.
 #pragma once
 #include <cstdint>
 
@@ -22,119 +30,163 @@ namespace helix::glcm {
 
 constexpr int kMaxLevels = 64;     // 8-bit values / 4: the finest quantisation the kind uses
 constexpr int kFeatureCount = 13;  // Haralick f1..f13, in Haralick's order
+constexpr int kFixedBits = 44;     // the entropy table is in units of 2^-44
+constexpr std::int64_t kMaxTotal = std::int64_t{1} << 15;  // S < 2^15 keeps every sum below exact in int64
 
 // Index of each feature in a features array (Haralick 1973, f1..f13).
 enum Feature : int {
-  kAngularSecondMoment = 0,   // f1  ASM
-  kContrast = 1,              // f2
-  kCorrelation = 2,           // f3
-  kVariance = 3,              // f4  sum of squares: variance
+  kAngularSecondMoment = 0,      // f1  ASM
+  kContrast = 1,                 // f2
+  kCorrelation = 2,              // f3
+  kVariance = 3,                 // f4  sum of squares: variance
   kInverseDifferenceMoment = 4,  // f5  IDM (homogeneity)
-  kSumAverage = 5,            // f6
-  kSumVariance = 6,           // f7
-  kSumEntropy = 7,            // f8
-  kEntropy = 8,               // f9
-  kDifferenceVariance = 9,    // f10
-  kDifferenceEntropy = 10,    // f11
-  kInformationCorrelation1 = 11,  // f12 IMC1
-  kInformationCorrelation2 = 12,  // f13 IMC2
+  kSumAverage = 5,               // f6
+  kSumVariance = 6,              // f7
+  kSumEntropy = 7,               // f8
+  kEntropy = 8,                  // f9
+  kDifferenceVariance = 9,       // f10
+  kDifferenceEntropy = 10,       // f11
+  kInformationCorrelation1 = 11, // f12 IMC1
+  kInformationCorrelation2 = 12, // f13 IMC2
 };
 
-// A symmetric GLCM of `levels` grey levels reduced to what the features need.
-// All histograms are indexed from grey level 0 (not Haralick's 1).
+// A symmetric GLCM c (c = N + N^T, N the ordered pair counts) reduced to exact
+// integer sums. With r(i) = sum_j c(i,j) the marginal, s(k) = sum_{i+j=k} c the
+// sum histogram and d(k) = sum_{|i-j|=k} c the difference histogram (levels
+// and bins from 0), and X(x) = xlogx_fixed(x):
 struct GlcmSums {
-  int levels;                                      // L, 2..kMaxLevels
-  std::int64_t total;                              // S = sum of counts c(i,j) (2 x pairs)
-  std::int64_t sum_counts_squared;                 // sum c(i,j)^2
-  std::int64_t cross_moment;                       // sum i*j*c(i,j)
-  std::int64_t marginal[kMaxLevels];               // r(i) = sum_j c(i,j) (= column sums: symmetric)
-  std::int64_t sum_histogram[2 * kMaxLevels - 1];  // s(k) = sum_{i+j=k} c(i,j), k = 0..2L-2
-  std::int64_t difference_histogram[kMaxLevels];   // d(k) = sum_{|i-j|=k} c(i,j), k = 0..L-1
-  double cell_entropy_numerator;                   // entropy_numerator over all cells, row-major
+  std::int64_t total;               // S = sum c(i,j) = 2 x pairs
+  std::int64_t sum_counts_squared;  // sum c(i,j)^2
+  std::int64_t cross_moment;        // sum i j c(i,j)
+  std::int64_t marginal_first;      // sum i r(i)
+  std::int64_t marginal_second;     // sum i^2 r(i)
+  std::int64_t sum_first;           // sum k s(k)
+  std::int64_t sum_second;          // sum k^2 s(k)
+  std::int64_t difference_first;    // sum k d(k)
+  std::int64_t difference_second;   // sum k^2 d(k)
+  std::int64_t cell_xlogx;          // sum over cells of X(c(i,j))
+  std::int64_t marginal_xlogx;      // sum X(r(i))
+  std::int64_t sum_xlogx;           // sum X(s(k))
+  std::int64_t difference_xlogx;    // sum X(d(k))
+  double idm_numerator;             // idm_numerator(d): sum d(k) / (1 + k^2), not a running sum
 };
 
-// sum_k x_k (ln S - ln x_k) over the x_k > 0, k ascending, where S = total.
-// Divided by S this is the entropy -sum p ln p of p_k = x_k / S. Written this
-// way every term is >= 0 and a single non-empty bin gives exactly 0. Count is
-// std::int64_t (histograms) or std::int32_t (the GLCM cells themselves).
-template <typename Count>
-HELIX_GLCM_HD double entropy_numerator(const Count* x, int n, std::int64_t total) {
-  const double log_total = glcm_log(static_cast<double>(total));
-  double sum = 0;
-  for (int k = 0; k < n; ++k) {
-    if (x[k] > 0) {
-      const double xk = static_cast<double>(x[k]);
-      sum = sum + xk * (log_total - glcm_log(xk));
-    }
-  }
-  return sum;
+// round(2^44 x ln x) for x >= 0 (0 for x = 0, 1). The entropy of a histogram
+// x_k with total S is then (X(S) - sum X(x_k)) / (2^44 S): an exact integer
+// numerator, one rounding at the end, exactly 0 for a single non-empty bin.
+// For x < 2^15 = kMaxTotal, X < 2^62.4 and sums of X over bins of total x
+// stay below X(x). The grid 2^-44 is finer than the double x ln x itself
+// for x above ~40; below, it bounds the table's error at 2^-45.
+HELIX_GLCM_HD std::int64_t xlogx_fixed(std::int64_t x) {
+  if (x <= 1) return 0;
+  const double v = static_cast<double>(x);
+  return llrint(ldexp(v * glcm_log(v), kFixedBits));
 }
 
-// The variance numerator of a histogram h over bins 0..n-1 with total S:
-// S * sum k^2 h(k) - (sum k h(k))^2, exact in int64 and below 2^53 for the
-// sizes glcm_sums() admits (S < 2^19, k < 2^7). Divided by S^2 it is the variance.
-HELIX_GLCM_HD std::int64_t variance_numerator(const std::int64_t* h, int n, std::int64_t total) {
-  std::int64_t first = 0, second = 0;
-  for (int k = 0; k < n; ++k) {
-    first += static_cast<std::int64_t>(k) * h[k];
-    second += static_cast<std::int64_t>(k) * k * h[k];
+// The inverse difference moment's numerator sum_k d(k) / (1 + k^2) over the
+// difference histogram d(0..levels-1), summed in a fixed binary tree over 64
+// bins (bins >= levels are 0): first t(l) = v(l) + v(l + 32) for l < 32, then
+// five rounds t(l) = t(l) + t(l xor step), step = 16, 8, 4, 2, 1; the result
+// is t(0). This is exactly what a warp's xor-shuffle reduction computes (lane
+// l holds bins l and l + 32; addition commutes, so every lane ends with t(0)).
+// Why not fixed point like the entropies: the weights span 1 .. 1/3970, and a
+// 2^-44 grid would cost the small ones 1e-10 of their value.
+HELIX_GLCM_HD double idm_bin_term(std::int64_t count, int k) {
+  return static_cast<double>(count) / static_cast<double>(1 + k * k);
+}
+template <typename Count>
+HELIX_GLCM_HD double idm_numerator(const Count* difference_histogram, int levels) {
+  double t[32];
+  for (int l = 0; l < 32; ++l) {
+    const double low = l < levels ? idm_bin_term(difference_histogram[l], l) : 0.0;
+    const double high = l + 32 < levels ? idm_bin_term(difference_histogram[l + 32], l + 32) : 0.0;
+    t[l] = low + high;
   }
-  return total * second - first * first;
+  for (int step = 16; step >= 1; step /= 2) {
+    double next[32];
+    for (int l = 0; l < 32; ++l) next[l] = t[l] + t[l ^ step];
+    for (int l = 0; l < 32; ++l) t[l] = next[l];
+  }
+  return t[0];
+}
+
+// Adds (sign = +1) or removes (sign = -1) the counts-independent part of one
+// pixel pair with grey levels a and b: the pair adds 1 to c(a,b) and 1 to
+// c(b,a). What depends on the counts (sum c^2, the X sums and the IDM) is the
+// caller's: it knows the old counts and the histogram.
+HELIX_GLCM_HD void add_pair_linear(GlcmSums& g, int a, int b, int sign) {
+  const std::int64_t sum = a + b, difference = a > b ? a - b : b - a;
+  g.total += 2 * sign;
+  g.cross_moment += 2 * sign * a * b;
+  g.marginal_first += sign * sum;
+  g.marginal_second += sign * (a * a + b * b);
+  g.sum_first += 2 * sign * sum;
+  g.sum_second += 2 * sign * sum * sum;
+  g.difference_first += 2 * sign * difference;
+  g.difference_second += 2 * sign * difference * difference;
 }
 
 // The 13 Haralick features of a symmetric GLCM, natural log, p = c / S, into
-// out[0..12] (f1..f13, see Feature). Requires 0 < sums.total < 2^19
-// (glcm_sums() checks it). Edge cases (docs/glcm.md): correlation is 1 when the
-// marginal variance is 0 (a single grey level; as skimage); IMC1 is 0 when
-// HX = 0 (then HXY = 0 too); the mutual information in IMC2 is clamped at 0.
+// out[0..12] (f1..f13, see Feature). Requires 0 < S < kMaxTotal (glcm_sums()
+// checks it; a window has S <= 1594) so every int64 product below is exact.
+// Edge cases (docs/glcm.md): correlation is 1 when the marginal variance is 0
+// (a single grey level; as skimage); IMC1 is 0 when HX = 0; the mutual
+// information 2 HX - HXY is clamped at 0 against the tables' rounding.
 HELIX_GLCM_HD void haralick_features(const GlcmSums& g, double out[kFeatureCount]) {
-  const int L = g.levels;
   const std::int64_t S = g.total;
   const double s = static_cast<double>(S);
-  const double s2 = s * s;  // exact: S < 2^19
+  const double s2 = s * s;  // exact: S < 2^15
+  const std::int64_t x_total = xlogx_fixed(S);
 
-  std::int64_t marginal_first = 0;
-  for (int i = 0; i < L; ++i) marginal_first += static_cast<std::int64_t>(i) * g.marginal[i];
-  const std::int64_t marginal_var_num = variance_numerator(g.marginal, L, S);
-  std::int64_t contrast_num = 0;
-  for (int k = 0; k < L; ++k) contrast_num += static_cast<std::int64_t>(k) * k * g.difference_histogram[k];
-  std::int64_t sum_first = 0;
-  for (int k = 0; k <= 2 * L - 2; ++k) sum_first += static_cast<std::int64_t>(k) * g.sum_histogram[k];
+  const std::int64_t marginal_var_num = S * g.marginal_second - g.marginal_first * g.marginal_first;
+  const std::int64_t covariance_num = S * g.cross_moment - g.marginal_first * g.marginal_first;
+  const std::int64_t sum_var_num = S * g.sum_second - g.sum_first * g.sum_first;
+  const std::int64_t difference_var_num = S * g.difference_second - g.difference_first * g.difference_first;
+  const std::int64_t cell_entropy_num = x_total - g.cell_xlogx;          // 2^44 S HXY
+  const std::int64_t marginal_entropy_num = x_total - g.marginal_xlogx;  // 2^44 S HX
+  std::int64_t mutual_num = 2 * marginal_entropy_num - cell_entropy_num;  // 2^44 S (2 HX - HXY)
+  if (mutual_num < 0) mutual_num = 0;
 
-  // f1 ASM: sum p^2.
   out[kAngularSecondMoment] = static_cast<double>(g.sum_counts_squared) / s2;
-  // f2 contrast: sum (i-j)^2 p = sum k^2 p_{x-y}(k).
-  out[kContrast] = static_cast<double>(contrast_num) / s;
-  // f3 correlation: (sum i j p - mu^2) / sigma^2 (mu_x = mu_y, sigma_x = sigma_y).
-  const std::int64_t covariance_num = S * g.cross_moment - marginal_first * marginal_first;
+  out[kContrast] = static_cast<double>(g.difference_second) / s;
   out[kCorrelation] = marginal_var_num == 0
                           ? 1.0
                           : static_cast<double>(covariance_num) / static_cast<double>(marginal_var_num);
-  // f4 sum of squares: variance sum (i - mu)^2 p.
   out[kVariance] = static_cast<double>(marginal_var_num) / s2;
-  // f5 IDM: sum p / (1 + (i-j)^2), over k = |i-j| ascending.
-  double idm = 0;
-  for (int k = 0; k < L; ++k)
-    idm = idm + static_cast<double>(g.difference_histogram[k]) / static_cast<double>(1 + k * k);
-  out[kInverseDifferenceMoment] = idm / s;
-  // f6 sum average: sum k p_{x+y}(k), k = i + j from 0.
-  out[kSumAverage] = static_cast<double>(sum_first) / s;
-  // f7 sum variance: sum (k - f6)^2 p_{x+y}(k).
-  out[kSumVariance] = static_cast<double>(variance_numerator(g.sum_histogram, 2 * L - 1, S)) / s2;
-  // f8 sum entropy, f9 entropy (HXY), f11 difference entropy.
-  out[kSumEntropy] = entropy_numerator(g.sum_histogram, 2 * L - 1, S) / s;
-  const double hxy = g.cell_entropy_numerator / s;
-  out[kEntropy] = hxy;
-  // f10 difference variance: variance of p_{x-y}.
-  out[kDifferenceVariance] = static_cast<double>(variance_numerator(g.difference_histogram, L, S)) / s2;
-  out[kDifferenceEntropy] = entropy_numerator(g.difference_histogram, L, S) / s;
-  // f12, f13: HX = HY (symmetric), HXY1 = HXY2 = HX + HY = 2 HX exactly
-  // (sum_j p(i,j) = p_x(i)), so the mutual information is 2 HX - HXY >= 0.
-  const double hx = entropy_numerator(g.marginal, L, S) / s;
-  const double mutual = 2 * hx - hxy;
-  out[kInformationCorrelation1] = hx > 0 ? (hxy - 2 * hx) / hx : 0.0;
-  const double one_minus = 1.0 - glcm_exp(-2.0 * (mutual > 0 ? mutual : 0.0));
+  out[kInverseDifferenceMoment] = g.idm_numerator / s;
+  out[kSumAverage] = static_cast<double>(g.sum_first) / s;
+  out[kSumVariance] = static_cast<double>(sum_var_num) / s2;
+  out[kSumEntropy] = ldexp(static_cast<double>(x_total - g.sum_xlogx), -kFixedBits) / s;
+  out[kEntropy] = ldexp(static_cast<double>(cell_entropy_num), -kFixedBits) / s;
+  out[kDifferenceVariance] = static_cast<double>(difference_var_num) / s2;
+  out[kDifferenceEntropy] = ldexp(static_cast<double>(x_total - g.difference_xlogx), -kFixedBits) / s;
+  // f12 (HXY - HXY1) / HX with HXY1 = 2 HX (symmetric GLCM): -mutual / HX.
+  out[kInformationCorrelation1] =
+      marginal_entropy_num > 0 ? -static_cast<double>(mutual_num) / static_cast<double>(marginal_entropy_num) : 0.0;
+  // f13 sqrt(1 - exp(-2 (HXY2 - HXY))), HXY2 = 2 HX.
+  const double mutual = ldexp(static_cast<double>(mutual_num), -kFixedBits) / s;
+  const double one_minus = 1.0 - glcm_exp(-2.0 * mutual);
   out[kInformationCorrelation2] = sqrt(one_minus > 0 ? one_minus : 0.0);
+}
+
+// The angle mean is taken in fixed point, so that it does not depend on the
+// order the displacements are summed in (GPU warps finish in any order): each
+// feature value is rounded to a multiple of 2^-bits(feature), bits chosen so
+// that |value| < 2^52 in those units (bound 2^b, bits = 52 - b), and the
+// integers are summed. Bounds for L <= 64: ASM, IDM, IMC2 in [0,1];
+// correlation and IMC1 in [-1,1] (2 with rounding); contrast and sum variance
+// <= 63^2; variance and difference variance <= 63^2/4; sum average <= 126;
+// entropies <= ln 2^15.
+HELIX_GLCM_HD int feature_fixed_bits(int feature) {
+  constexpr int kBoundLog2[kFeatureCount] = {1, 12, 1, 10, 1, 7, 12, 3, 4, 10, 3, 1, 1};
+  return 52 - kBoundLog2[feature];
+}
+HELIX_GLCM_HD std::int64_t feature_to_fixed(int feature, double value) {
+  return llrint(ldexp(value, feature_fixed_bits(feature)));
+}
+// The mean of `count` fixed-point values whose sum is `fixed_sum`.
+HELIX_GLCM_HD double fixed_to_feature(int feature, std::int64_t fixed_sum, double count) {
+  return ldexp(static_cast<double>(fixed_sum), -feature_fixed_bits(feature)) / count;
 }
 
 }  // namespace helix::glcm

@@ -1,5 +1,6 @@
 // glcm_reference.cpp: the CPU reference of the glcm kind (see glcm.h).
 // Builds each GLCM from scratch, pixel by pixel: the definition, not a fast path.
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -81,26 +82,42 @@ std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_di
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
   if (levels < 2 || levels > kMaxLevels || counts.size() != static_cast<std::size_t>(levels) * levels)
     throw std::invalid_argument("glcm: counts are not an L x L matrix with 2 <= L <= 64");
+  std::int64_t marginal[kMaxLevels] = {}, sum_histogram[2 * kMaxLevels - 1] = {}, difference_histogram[kMaxLevels] = {};
   GlcmSums g{};
-  g.levels = levels;
   for (int i = 0; i < levels; ++i) {
     for (int j = 0; j < levels; ++j) {
       const std::int64_t c = counts[static_cast<std::size_t>(i) * levels + j];
       g.total += c;
       g.sum_counts_squared += c * c;
       g.cross_moment += static_cast<std::int64_t>(i) * j * c;
-      g.marginal[i] += c;
-      g.sum_histogram[i + j] += c;
-      g.difference_histogram[i > j ? i - j : j - i] += c;
+      g.cell_xlogx += xlogx_fixed(c);
+      marginal[i] += c;
+      sum_histogram[i + j] += c;
+      difference_histogram[i > j ? i - j : j - i] += c;
     }
   }
-  // The bound keeps every int64 numerator of haralick_features below 2^53
-  // (the largest, S * sum k^2 s(k) with k <= 126, is below 2^14 S^2), so its
-  // conversion to double is exact, and S * S exact in double. A window of
-  // radius 16 has S <= 1594; a 512 x 512 rectangle still fits.
-  if (g.total <= 0 || g.total >= (std::int64_t{1} << 19))
-    throw std::invalid_argument("glcm: GLCM total must be in 1..2^19-1, got " + std::to_string(g.total));
-  g.cell_entropy_numerator = entropy_numerator(counts.data(), levels * levels, g.total);
+  // The bound keeps every int64 sum and product of haralick_features exact
+  // (the largest, S * sum k^2 s(k) with k <= 126, is below 2^14 S^2 < 2^44,
+  // the X sums below 2^62.4), and S * S exact in double. A window of radius
+  // 16 has S <= 1594; a 128 x 127 rectangle still fits.
+  if (g.total <= 0 || g.total >= kMaxTotal)
+    throw std::invalid_argument("glcm: GLCM total must be in 1..2^15-1, got " + std::to_string(g.total));
+  for (int i = 0; i < levels; ++i) {
+    g.marginal_first += i * marginal[i];
+    g.marginal_second += static_cast<std::int64_t>(i) * i * marginal[i];
+    g.marginal_xlogx += xlogx_fixed(marginal[i]);
+  }
+  for (int k = 0; k <= 2 * levels - 2; ++k) {
+    g.sum_first += k * sum_histogram[k];
+    g.sum_second += static_cast<std::int64_t>(k) * k * sum_histogram[k];
+    g.sum_xlogx += xlogx_fixed(sum_histogram[k]);
+  }
+  for (int k = 0; k < levels; ++k) {
+    g.difference_first += k * difference_histogram[k];
+    g.difference_second += static_cast<std::int64_t>(k) * k * difference_histogram[k];
+    g.difference_xlogx += xlogx_fixed(difference_histogram[k]);
+  }
+  g.idm_numerator = idm_numerator(difference_histogram, levels);
   return g;
 }
 
@@ -111,38 +128,81 @@ Features features_of_glcm(const std::vector<std::int32_t>& counts, int levels) {
   return f;
 }
 
-Features window_features(const GreyImage& image, int level_divisor, int centre_x, int centre_y, int radius,
-                         int distance) {
-  const std::vector<Displacement> set = displacement_set(distance);
-  Features sum{};
-  for (const Displacement& delta : set) {
+FixedFeatures window_fixed_sums(const GreyImage& image, int level_divisor, int centre_x, int centre_y, int radius,
+                                int distance) {
+  FixedFeatures sum{};
+  for (const Displacement& delta : displacement_set(distance)) {
     const std::vector<std::int32_t> counts = glcm_of_window(image, level_divisor, centre_x, centre_y, radius, delta);
     const Features f = features_of_glcm(counts, level_count(level_divisor));
-    for (int k = 0; k < kFeatureCount; ++k) sum[k] = sum[k] + f[k];
+    for (int k = 0; k < kFeatureCount; ++k) sum[k] += feature_to_fixed(k, f[k]);
   }
-  const double n = static_cast<double>(set.size());
-  for (int k = 0; k < kFeatureCount; ++k) sum[k] = sum[k] / n;
   return sum;
 }
 
-WindowStatistics aggregate_windows(const std::vector<Features>& windows) {
+Features features_of_fixed_sums(const FixedFeatures& sums, int displacement_count) {
+  Features f{};
+  for (int k = 0; k < kFeatureCount; ++k) f[k] = fixed_to_feature(k, sums[k], displacement_count);
+  return f;
+}
+
+Features window_features(const GreyImage& image, int level_divisor, int centre_x, int centre_y, int radius,
+                         int distance) {
+  return features_of_fixed_sums(window_fixed_sums(image, level_divisor, centre_x, centre_y, radius, distance),
+                                static_cast<int>(displacement_set(distance).size()));
+}
+
+WindowStatistics aggregate_windows(const std::vector<FixedFeatures>& windows, int displacement_count) {
   if (windows.empty()) throw std::invalid_argument("glcm: no windows to aggregate");
+  if (displacement_count < 1) throw std::invalid_argument("glcm: displacement count must be >= 1");
   WindowStatistics s{};
-  s.max = s.min = windows.front();
-  Features sum{};
-  for (const Features& w : windows) {
+  FixedFeatures max = windows.front(), min = windows.front();
+  __int128 total[kFeatureCount] = {};  // exact: < 2^59 per window, far fewer than 2^60 windows
+  for (const FixedFeatures& w : windows) {
     for (int k = 0; k < kFeatureCount; ++k) {
-      if (w[k] > s.max[k]) s.max[k] = w[k];
-      if (w[k] < s.min[k]) s.min[k] = w[k];
-      sum[k] = sum[k] + w[k];
+      if (w[k] > max[k]) max[k] = w[k];
+      if (w[k] < min[k]) min[k] = w[k];
+      total[k] += w[k];
     }
   }
-  const double n = static_cast<double>(windows.size());
+  const double terms = static_cast<double>(windows.size()) * displacement_count;
   for (int k = 0; k < kFeatureCount; ++k) {
-    s.mean[k] = sum[k] / n;
+    s.max[k] = fixed_to_feature(k, max[k], displacement_count);
+    s.min[k] = fixed_to_feature(k, min[k], displacement_count);
+    s.mean[k] = std::ldexp(static_cast<double>(total[k]), -feature_fixed_bits(k)) / terms;
     s.range[k] = s.max[k] - s.min[k];
   }
   return s;
+}
+
+std::vector<WindowCentre> window_centres(const std::vector<std::uint8_t>& roi, int width, int height, int radius) {
+  if (width < 0 || height < 0 || roi.size() != static_cast<std::size_t>(width) * height)
+    throw std::invalid_argument("glcm: ROI mask size does not match the image");
+  // prefix[y][x]: the number of ROI pixels in row y left of column x, so
+  // "row y is all ROI on [a, b]" is one subtraction.
+  std::vector<int> prefix(static_cast<std::size_t>(width + 1) * height, 0);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      prefix[static_cast<std::size_t>(y) * (width + 1) + x + 1] =
+          prefix[static_cast<std::size_t>(y) * (width + 1) + x] + (roi[static_cast<std::size_t>(y) * width + x] != 0);
+  std::vector<int> half_width(radius + 1);  // the disc's row |dy| spans dx in [-w, w]
+  for (int dy = 0; dy <= radius; ++dy) {
+    int w = 0;
+    while ((w + 1) * (w + 1) + dy * dy <= radius * radius) ++w;
+    half_width[dy] = w;
+  }
+  std::vector<WindowCentre> centres;
+  for (int cy = radius; cy < height - radius; ++cy) {
+    for (int cx = radius; cx < width - radius; ++cx) {
+      bool inside = true;
+      for (int dy = -radius; dy <= radius && inside; ++dy) {
+        const int w = half_width[dy < 0 ? -dy : dy];
+        const std::size_t row = static_cast<std::size_t>(cy + dy) * (width + 1);
+        inside = prefix[row + cx + w + 1] - prefix[row + cx - w] == 2 * w + 1;
+      }
+      if (inside) centres.push_back({cx, cy});
+    }
+  }
+  return centres;
 }
 
 }  // namespace helix::glcm

@@ -15,6 +15,7 @@
 
 #include <string>
 
+#include "core/cuda_support.h"
 #include "core/errors.h"
 #include "mrf.h"
 
@@ -84,9 +85,6 @@ struct VolumeView {
   int pitch;  // elements per padded row
 };
 
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 // A label value that no class has: it stands for "no neighbour here" (outside
 // the volume), so neighbour counting needs no bounds tests. The padding of
@@ -286,38 +284,11 @@ __global__ void end_of_sweep_kernel(const DeviceTotals* totals, DeviceBatchState
   batch->finished = batch->converged || last_allowed || slot == batch->last_slot;
 }
 
-template <typename T>
-struct DeviceBuffer {
-  T* data = nullptr;
-  std::size_t count = 0;
-  void allocate(std::size_t n, const char* what) {
-    release();
-    check_cuda(cudaMalloc(&data, n * sizeof(T)), what);
-    count = n;
-  }
-  void release() {
-    if (data) cudaFree(data);
-    data = nullptr, count = 0;
-  }
-  ~DeviceBuffer() { release(); }
-};
 
 class GpuSweepEngine : public SweepEngine {
  public:
   explicit GpuSweepEngine(int device) : device_(device) {
-    int devices = 0;
-    const cudaError_t counted = cudaGetDeviceCount(&devices);
-    if (counted != cudaSuccess || device >= devices)
-      throw GpuError("no usable CUDA device " + std::to_string(device) + " (" +
-                     (counted != cudaSuccess ? cudaGetErrorString(counted) : std::to_string(devices) + " present") + ")");
-    check_cuda(cudaSetDevice(device), "selecting the CUDA device");
-    // Sleep in cudaStreamSynchronize instead of spinning: volunteers' CPUs stay idle.
-    cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
-    if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) check_cuda(flags, "setting blocking sync");
-    cudaGetLastError();  // clear a harmless cudaErrorSetOnActiveProcess
-    cudaDeviceProp properties;
-    check_cuda(cudaGetDeviceProperties(&properties, device), "reading device properties");
-    name_ = properties.name;
+    name_ = select_cuda_device(device);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
     check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
     batch_.allocate(1, "allocating batch state on the GPU");
@@ -454,13 +425,6 @@ class GpuSweepEngine : public SweepEngine {
 
 std::unique_ptr<SweepEngine> make_gpu_engine(int device) { return std::make_unique<GpuSweepEngine>(device); }
 
-int gpu_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return count;
-}
+int gpu_device_count() { return cuda_device_count(); }
 
 }  // namespace helix::mrf

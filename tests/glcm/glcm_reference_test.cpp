@@ -113,13 +113,15 @@ TEST(GlcmFeatures, TwoLevelPatternHorizontal) {
   EXPECT_NEAR(f[kInverseDifferenceMoment], 5.0 / 6, tol);      // 2/3 + (1/3)/2
   EXPECT_NEAR(f[kSumAverage], 1.0, tol);                       // (0 + 1 + 2) / 3
   EXPECT_NEAR(f[kSumVariance], 2.0 / 3, tol);                  // (1 + 0 + 1) / 3
-  EXPECT_NEAR(f[kSumEntropy], ln3, tol);                       // uniform over 3
-  EXPECT_NEAR(f[kEntropy], ln3 + ln2 / 3, tol);                // 2/3 ln 3 + 1/3 ln 6
+  // Entropies pass through the 2^-44 grid of the x ln x table: a few ulp.
+  const double entropy_tol = 4e-15;
+  EXPECT_NEAR(f[kSumEntropy], ln3, entropy_tol);               // uniform over 3
+  EXPECT_NEAR(f[kEntropy], ln3 + ln2 / 3, entropy_tol);                // 2/3 ln 3 + 1/3 ln 6
   EXPECT_NEAR(f[kDifferenceVariance], 2.0 / 9, tol);           // 1/3 - (1/3)^2
-  EXPECT_NEAR(f[kDifferenceEntropy], ln3 - 2 * ln2 / 3, tol);  // -(2/3 ln 2/3 + 1/3 ln 1/3)
+  EXPECT_NEAR(f[kDifferenceEntropy], ln3 - 2 * ln2 / 3, entropy_tol);  // -(2/3 ln 2/3 + 1/3 ln 1/3)
   // HX = ln 2, HXY1 = HXY2 = 2 ln 2: IMC1 = (HXY - 2 HX) / HX = ln3/ln2 - 5/3;
   // IMC2 = sqrt(1 - exp(-2 (2 HX - HXY))) = sqrt(1 - 9 * 2^(-10/3)).
-  EXPECT_NEAR(f[kInformationCorrelation1], ln3 / ln2 - 5.0 / 3, tol);
+  EXPECT_NEAR(f[kInformationCorrelation1], ln3 / ln2 - 5.0 / 3, entropy_tol);
   EXPECT_NEAR(f[kInformationCorrelation2], std::sqrt(1 - 9 * std::pow(2.0, -10.0 / 3)), 1e-14);
 }
 
@@ -171,34 +173,51 @@ TEST(GlcmWindowFeatures, VerticalStripesAtDistanceOne) {
   EXPECT_NEAR(f[kInformationCorrelation1], -1.0, 1e-15);
 }
 
-TEST(GlcmWindowFeatures, MeanOverTheDistancesDisplacementsInOrder) {
+TEST(GlcmWindowFeatures, MeanOverTheDistancesDisplacementsInFixedPoint) {
   GreyImage image;
   image.width = image.height = 64;
   for (int y = 0; y < 64; ++y)
     for (int x = 0; x < 64; ++x) image.pixels.push_back(static_cast<std::uint8_t>((x * 37 + y * y * 11) % 256));
   for (int d : {1, 9, 25}) {
+    const FixedFeatures fixed = window_fixed_sums(image, 8, 32, 31, kWindowRadius, d);
     const Features f = window_features(image, 8, 32, 31, kWindowRadius, d);
-    Features sum{};
+    FixedFeatures expected_fixed{};
+    Features mean{};
     const auto set = displacement_set(d);
     for (const Displacement& delta : set) {
       const Features g = features_of_glcm(glcm_of_window(image, 8, 32, 31, kWindowRadius, delta), 32);
-      for (int k = 0; k < kFeatureCount; ++k) sum[k] += g[k];
+      for (int k = 0; k < kFeatureCount; ++k) {
+        expected_fixed[k] += std::llrint(std::ldexp(g[k], feature_fixed_bits(k)));
+        mean[k] += g[k] / set.size();
+      }
     }
-    for (int k = 0; k < kFeatureCount; ++k) EXPECT_EQ(f[k], sum[k] / set.size()) << "d " << d << " f" << k + 1;
+    for (int k = 0; k < kFeatureCount; ++k) {
+      EXPECT_EQ(fixed[k], expected_fixed[k]) << "d " << d << " f" << k + 1;
+      EXPECT_EQ(f[k], std::ldexp(double(expected_fixed[k]), -feature_fixed_bits(k)) / set.size());
+      // The fixed point costs at most a unit of 2^-bits per term: far below
+      // the features' own precision.
+      EXPECT_NEAR(f[k], mean[k], 1e-13 * std::max(1.0, std::fabs(mean[k]))) << "d " << d << " f" << k + 1;
+    }
   }
 }
 
 TEST(GlcmWindowFeatures, AggregateOverWindows) {
-  Features a{}, b{}, c{};
-  for (int k = 0; k < kFeatureCount; ++k) a[k] = k, b[k] = -k, c[k] = 2 * k;
-  const WindowStatistics s = aggregate_windows({a, b, c});
+  // Three windows of 4 displacements each, fixed sums a, b, c.
+  FixedFeatures a{}, b{}, c{};
   for (int k = 0; k < kFeatureCount; ++k) {
-    EXPECT_EQ(s.max[k], 2 * k);
-    EXPECT_EQ(s.min[k], -k);
-    EXPECT_EQ(s.range[k], 3 * k);
-    EXPECT_EQ(s.mean[k], (k + -k + 2.0 * k) / 3);
+    const std::int64_t unit = std::int64_t{1} << feature_fixed_bits(k);  // 1.0 in fixed point
+    a[k] = 4 * k * unit, b[k] = -4 * k * unit, c[k] = 8 * k * unit + 3;
   }
-  EXPECT_THROW(aggregate_windows({}), std::invalid_argument);
+  const WindowStatistics s = aggregate_windows({a, b, c}, 4);
+  for (int k = 0; k < kFeatureCount; ++k) {
+    const double ulp = std::ldexp(1.0, -feature_fixed_bits(k));
+    EXPECT_EQ(s.max[k], 2 * k + 3 * ulp / 4);
+    EXPECT_EQ(s.min[k], -k);
+    EXPECT_EQ(s.range[k], s.max[k] - s.min[k]);
+    EXPECT_EQ(s.mean[k], (8.0 * k + 3 * ulp) / 12);
+  }
+  EXPECT_THROW(aggregate_windows({}, 4), std::invalid_argument);
+  EXPECT_THROW(aggregate_windows({a}, 0), std::invalid_argument);
 }
 
 TEST(GlcmMath, LogAndExpAgreeWithLibm) {

@@ -1,0 +1,72 @@
+// cuda_support.h: what every kind's CUDA engine needs from the runtime API,
+// written once: error checks that become GpuError (a BOINC temporary exit,
+// never a wrong result), an owning device buffer, device selection with
+// blocking synchronisation (the volunteer's CPU sleeps while the GPU works),
+// and a device count that never throws. Include from .cu files only.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "core/errors.h"
+
+namespace helix {
+
+inline void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+template <typename T>
+struct DeviceBuffer {
+  T* data = nullptr;
+  std::size_t count = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void allocate(std::size_t n, const char* what) {
+    release();
+    check_cuda(cudaMalloc(&data, (n ? n : 1) * sizeof(T)), what);
+    count = n;
+  }
+  // Allocates and copies host data in (synchronously).
+  void upload(const T* host, std::size_t n, const char* what) {
+    allocate(n, what);
+    if (n) check_cuda(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
+  void release() {
+    if (data) cudaFree(data);
+    data = nullptr, count = 0;
+  }
+  ~DeviceBuffer() { release(); }
+};
+
+// Makes `device` current with blocking sync; returns its name. Throws GpuError
+// when there is no such usable device.
+inline std::string select_cuda_device(int device) {
+  int devices = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || device < 0 || device >= devices)
+    throw GpuError("no usable CUDA device " + std::to_string(device) + " (" +
+                   (counted != cudaSuccess ? cudaGetErrorString(counted) : std::to_string(devices) + " present") + ")");
+  check_cuda(cudaSetDevice(device), "selecting the CUDA device");
+  // Sleep in synchronisation instead of spinning: volunteers' CPUs stay idle.
+  const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+  if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) check_cuda(flags, "setting blocking sync");
+  cudaGetLastError();  // clear a harmless cudaErrorSetOnActiveProcess
+  cudaDeviceProp properties;
+  check_cuda(cudaGetDeviceProperties(&properties, device), "reading device properties");
+  return properties.name;
+}
+
+// Number of usable CUDA devices: 0 without a driver or GPU. Never throws.
+inline int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace helix

@@ -1,0 +1,74 @@
+// glcm_engine.h: the fast paths of the glcm kind. Both engines compute, for
+// one (quantisation, distance) block, every window's FixedFeatures: exactly
+// the integers window_fixed_sums() (the reference) gives, so the doubles made
+// from them are bit-identical (docs/glcm.md, "Engines").
+//
+// Contents:
+//   Offset, SlidePlan, slide_plan()   which pixel pairs change when a window moves one pixel right
+//   WindowRun, window_runs()          centres grouped into horizontal runs of consecutive windows
+//   GlcmEngine                        load an image and its windows, compute blocks
+//   make_cpu_engine(), make_gpu_engine(), gpu_device_count()
+//
+// How: a window's GLCM is built once per run of consecutive centres; moving it
+// one pixel right removes the pairs that touch the column leaving the disc and
+// adds those that touch the column entering it (about 130 of the ~800 pairs at
+// radius 16), updating the GLCM's integer sums (GlcmSums) as it goes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "glcm.h"
+
+namespace helix::glcm {
+
+struct Offset {
+  int dx;
+  int dy;
+};
+
+// For one displacement delta and window radius: the pairs (p, p + delta) of a
+// window, each given by its first pixel p relative to the window centre.
+struct SlidePlan {
+  Displacement delta;
+  std::vector<Offset> all_pairs;      // every pair of the window (p and p + delta in the disc)
+  std::vector<Offset> removed_pairs;  // pairs of the window at x that the window at x + 1 lacks (relative to x)
+  std::vector<Offset> added_pairs;    // pairs of the window at x + 1 that the one at x lacks (relative to x + 1)
+};
+SlidePlan slide_plan(int radius, Displacement delta);
+
+// Consecutive window centres in one row: centres[first], ..., centres[first + count - 1]
+// are (x, y), (x + 1, y), ..., (x + count - 1, y).
+struct WindowRun {
+  int first;
+  int count;
+  int x;
+  int y;
+};
+// Splits row-major centres into runs of at most max_count windows.
+std::vector<WindowRun> window_runs(const std::vector<WindowCentre>& centres, int max_count);
+
+class GlcmEngine {
+ public:
+  virtual ~GlcmEngine() = default;
+  virtual std::string description() const = 0;
+  // The image (8-bit grey) and its window centres (window_centres(), radius kWindowRadius).
+  virtual void load(const GreyImage& image, const std::vector<WindowCentre>& centres) = 0;
+  // For each window (in centres order) its window_fixed_sums() at this level
+  // divisor (4, 8, 16) and distance (1..kMaxDistance).
+  virtual std::vector<FixedFeatures> window_sums(int level_divisor, int distance) = 0;
+};
+
+std::unique_ptr<GlcmEngine> make_cpu_engine();
+// Throws GpuError when the device cannot be used.
+std::unique_ptr<GlcmEngine> make_gpu_engine(int device);
+// Number of usable CUDA devices (0 without a driver or GPU; never throws).
+int glcm_gpu_device_count();
+
+// The entropy table X(0..max_count) (xlogx_fixed), shared by both engines.
+std::vector<std::int64_t> xlogx_table(int max_count);
+// The largest count a window's histograms reach: S = 2 x pairs of the disc.
+int max_window_total(int radius);
+
+}  // namespace helix::glcm
