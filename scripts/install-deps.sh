@@ -18,6 +18,7 @@ packages=(
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-skimage                          # reference GLCM features for the glcm tests
+  otb-bin                                  # OTB HaralickTextureExtraction: second GLCM reference (glcm tests)
 )
 
 missing=()
