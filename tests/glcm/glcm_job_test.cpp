@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -25,7 +26,11 @@ namespace helix::glcm {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSkimageData = "/usr/lib/python3/dist-packages/skimage/data/";
+// skimage's bundled images; $HELIX_SKIMAGE_DATA overrides (the GPU machine has a copy, not the package).
+const std::string kSkimageData = [] {
+  const char* override_dir = std::getenv("HELIX_SKIMAGE_DATA");
+  return std::string(override_dir ? override_dir : "/usr/lib/python3/dist-packages/skimage/data") + "/";
+}();
 
 class GlcmJob : public ::testing::Test {
  protected:
