@@ -13,6 +13,7 @@
 // to the window's totals with 64-bit atomics (again order-free integers).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -198,6 +199,7 @@ class GpuEngine final : public GlcmEngine {
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   }
   ~GpuEngine() override {
+    if (host_sums_) cudaFreeHost(host_sums_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -219,6 +221,10 @@ class GpuEngine final : public GlcmEngine {
     xlogx_.upload(reinterpret_cast<const long long*>(table.data()), table.size(), "copying the X table");
     upload_plans();
     window_sums_.allocate(window_count_ * kFeatureCount, "allocating window sums on the GPU");
+    // Pinned, so the copy back is one DMA instead of a CPU copy through a staging buffer.
+    if (host_sums_) cudaFreeHost(host_sums_), host_sums_ = nullptr;
+    check_cuda(cudaMallocHost(&host_sums_, std::max<std::size_t>(window_count_, 1) * sizeof(FixedFeatures)),
+               "allocating pinned memory for window sums");
   }
 
   std::vector<FixedFeatures> window_sums(int level_divisor, int distance) override {
@@ -233,10 +239,11 @@ class GpuEngine final : public GlcmEngine {
       case 16: launch<16>(4, distance); break;
       default: throw std::invalid_argument("glcm: level divisor must be 4, 8 or 16");
     }
-    check_cuda(cudaMemcpyAsync(sums.data(), window_sums_.data, window_count_ * kFeatureCount * sizeof(long long),
+    check_cuda(cudaMemcpyAsync(host_sums_, window_sums_.data, window_count_ * sizeof(FixedFeatures),
                                cudaMemcpyDeviceToHost, stream_),
                "copying window sums back");
     check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
+    std::copy(host_sums_, host_sums_ + window_count_, sums.begin());
     return sums;
   }
 
@@ -293,6 +300,7 @@ class GpuEngine final : public GlcmEngine {
 
   std::string name_;
   cudaStream_t stream_ = nullptr;
+  FixedFeatures* host_sums_ = nullptr;  // pinned, window_count_ entries
   int width_ = 0;
   std::size_t window_count_ = 0;
   int segment_count_ = 0;
