@@ -176,6 +176,29 @@ std::vector<WindowRun> window_runs(const std::vector<WindowCentre>& centres, int
   return runs;
 }
 
+WindowReduction reduce_windows(const std::vector<FixedFeatures>& window_sums) {
+  if (window_sums.empty()) throw std::invalid_argument("glcm: no windows to reduce");
+  WindowReduction r;
+  r.max = r.min = window_sums.front();
+  for (std::size_t w = 0; w < window_sums.size(); ++w) {
+    for (int k = 0; k < kFeatureCount; ++k) {
+      const std::int64_t v = window_sums[w][k];
+      if (v > r.max[k]) r.max[k] = v, r.max_window[k] = static_cast<std::int32_t>(w);
+      if (v < r.min[k]) r.min[k] = v, r.min_window[k] = static_cast<std::int32_t>(w);
+      r.total[k] += v;
+    }
+  }
+  return r;
+}
+
+BlockOutput GlcmEngine::block(int level_divisor, int distance, bool keep_windows) {
+  BlockOutput out;
+  std::vector<FixedFeatures> sums = window_sums(level_divisor, distance);
+  out.reduction = reduce_windows(sums);
+  if (keep_windows) out.windows = std::move(sums);
+  return out;
+}
+
 std::vector<std::int64_t> xlogx_table(int max_count) {
   std::vector<std::int64_t> table(static_cast<std::size_t>(max_count) + 1);
   for (int x = 0; x <= max_count; ++x) table[x] = xlogx_fixed(x);

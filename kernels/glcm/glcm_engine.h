@@ -6,6 +6,7 @@
 // Contents:
 //   Offset, SlidePlan, slide_plan()   which pixel pairs change when a window moves one pixel right
 //   WindowRun, window_runs()          centres grouped into horizontal runs of consecutive windows
+//   WindowReduction, reduce_windows() a block's windows reduced to max, min, where, and total
 //   GlcmEngine                        load an image and its windows, compute blocks
 //   make_cpu_engine(), make_gpu_engine(), gpu_device_count()
 //
@@ -49,6 +50,23 @@ struct WindowRun {
 // Splits row-major centres into runs of at most max_count windows.
 std::vector<WindowRun> window_runs(const std::vector<WindowCentre>& centres, int max_count);
 
+// Per feature, over a block's windows' fixed sums: the max and min, the first
+// window (lowest index) reaching each, and the exact total. Integers: any
+// engine that reduces the same sums gets the same reduction.
+struct WindowReduction {
+  std::array<std::int64_t, kFeatureCount> max{}, min{};
+  std::array<std::int32_t, kFeatureCount> max_window{}, min_window{};
+  std::array<__int128, kFeatureCount> total{};
+};
+// Throws std::invalid_argument on an empty list.
+WindowReduction reduce_windows(const std::vector<FixedFeatures>& window_sums);
+
+// A computed block: its reduction, and every window's sums when asked for.
+struct BlockOutput {
+  WindowReduction reduction;
+  std::vector<FixedFeatures> windows;
+};
+
 class GlcmEngine {
  public:
   virtual ~GlcmEngine() = default;
@@ -58,6 +76,10 @@ class GlcmEngine {
   // For each window (in centres order) its window_fixed_sums() at this level
   // divisor (4, 8, 16) and distance (1..kMaxDistance).
   virtual std::vector<FixedFeatures> window_sums(int level_divisor, int distance) = 0;
+  // The block reduced (on the engine's hardware where it can), with the
+  // windows' sums only when keep_windows. Requires at least one window.
+  // The default reduces window_sums() on the host.
+  virtual BlockOutput block(int level_divisor, int distance, bool keep_windows);
 };
 
 std::unique_ptr<GlcmEngine> make_cpu_engine();

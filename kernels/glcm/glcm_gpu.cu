@@ -192,13 +192,70 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) slide_kernel(KernelArgume
   }
 }
 
+// ------------------------------------------------------------ block reduction
+//
+// reduce_windows() on the device, so the host receives 13 maxima, minima,
+// their windows and totals instead of every window's sums. One thread block
+// per feature; ties go to the lower window index, as on the host.
+constexpr int kReduceThreads = 512;
+
+struct DeviceReduction {
+  long long max[kFeatureCount], min[kFeatureCount];
+  int max_window[kFeatureCount], min_window[kFeatureCount];
+  __int128 total[kFeatureCount];
+};
+
+struct Extreme {
+  long long value;
+  int window;
+};
+__device__ __forceinline__ void keep_larger(Extreme& a, Extreme b) {
+  if (b.value > a.value || (b.value == a.value && b.window < a.window)) a = b;
+}
+__device__ __forceinline__ void keep_smaller(Extreme& a, Extreme b) {
+  if (b.value < a.value || (b.value == a.value && b.window < a.window)) a = b;
+}
+
+__global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const long long* window_sums, int windows,
+                                                                DeviceReduction* out) {
+  __shared__ Extreme largest[kReduceThreads], smallest[kReduceThreads];
+  __shared__ __int128 totals[kReduceThreads];
+  const int feature = blockIdx.x, t = threadIdx.x;
+  Extreme high{window_sums[feature], 0}, low = high;
+  __int128 total = 0;
+  for (int w = t; w < windows; w += kReduceThreads) {
+    const long long v = window_sums[static_cast<std::size_t>(w) * kFeatureCount + feature];
+    keep_larger(high, Extreme{v, w});
+    keep_smaller(low, Extreme{v, w});
+    total += v;
+  }
+  largest[t] = high, smallest[t] = low, totals[t] = total;
+  __syncthreads();
+  for (int half = kReduceThreads / 2; half > 0; half /= 2) {
+    if (t < half) {
+      keep_larger(largest[t], largest[t + half]);
+      keep_smaller(smallest[t], smallest[t + half]);
+      totals[t] += totals[t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    out->max[feature] = largest[0].value, out->max_window[feature] = largest[0].window;
+    out->min[feature] = smallest[0].value, out->min_window[feature] = smallest[0].window;
+    out->total[feature] = totals[0];
+  }
+}
+
 class GpuEngine final : public GlcmEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
+    check_cuda(cudaMallocHost(&host_reduction_, sizeof(DeviceReduction)), "allocating pinned memory");
+    reduction_.allocate(1, "allocating the block reduction on the GPU");
   }
   ~GpuEngine() override {
+    if (host_reduction_) cudaFreeHost(host_reduction_);
     if (host_sums_) cudaFreeHost(host_sums_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -228,10 +285,42 @@ class GpuEngine final : public GlcmEngine {
   }
 
   std::vector<FixedFeatures> window_sums(int level_divisor, int distance) override {
-    if (distance < 1 || distance > kMaxDistance) throw std::invalid_argument("glcm: distance out of 1..25");
     std::vector<FixedFeatures> sums(window_count_, FixedFeatures{});
     if (window_count_ == 0) return sums;
-    check_cuda(cudaMemsetAsync(window_sums_.data, 0, window_count_ * kFeatureCount * sizeof(long long), stream_),
+    compute(level_divisor, distance);
+    copy_windows_back();
+    check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
+    std::copy(host_sums_, host_sums_ + window_count_, sums.begin());
+    return sums;
+  }
+
+  BlockOutput block(int level_divisor, int distance, bool keep_windows) override {
+    if (window_count_ == 0) throw std::invalid_argument("glcm: no windows to reduce");
+    compute(level_divisor, distance);
+    reduce_kernel<<<kFeatureCount, kReduceThreads, 0, stream_>>>(
+        reinterpret_cast<const long long*>(window_sums_.data), static_cast<int>(window_count_), reduction_.data);
+    check_cuda(cudaGetLastError(), "launching the block reduction");
+    check_cuda(cudaMemcpyAsync(host_reduction_, reduction_.data, sizeof(DeviceReduction), cudaMemcpyDeviceToHost,
+                               stream_),
+               "copying the block reduction back");
+    BlockOutput out;
+    if (keep_windows) out.windows.resize(window_count_), copy_windows_back();
+    check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
+    if (keep_windows) std::copy(host_sums_, host_sums_ + window_count_, out.windows.begin());
+    for (int k = 0; k < kFeatureCount; ++k) {
+      out.reduction.max[k] = host_reduction_->max[k], out.reduction.min[k] = host_reduction_->min[k];
+      out.reduction.max_window[k] = host_reduction_->max_window[k];
+      out.reduction.min_window[k] = host_reduction_->min_window[k];
+      out.reduction.total[k] = host_reduction_->total[k];
+    }
+    return out;
+  }
+
+ private:
+  // Launches the block's kernel into window_sums_ (asynchronously).
+  void compute(int level_divisor, int distance) {
+    if (distance < 1 || distance > kMaxDistance) throw std::invalid_argument("glcm: distance out of 1..25");
+    check_cuda(cudaMemsetAsync(window_sums_.data, 0, window_count_ * sizeof(FixedFeatures), stream_),
                "clearing window sums");
     switch (level_divisor) {
       case 4: launch<64>(2, distance); break;
@@ -239,15 +328,14 @@ class GpuEngine final : public GlcmEngine {
       case 16: launch<16>(4, distance); break;
       default: throw std::invalid_argument("glcm: level divisor must be 4, 8 or 16");
     }
+  }
+  // Queues the copy of every window's sums into pinned memory (complete after a sync).
+  void copy_windows_back() {
     check_cuda(cudaMemcpyAsync(host_sums_, window_sums_.data, window_count_ * sizeof(FixedFeatures),
                                cudaMemcpyDeviceToHost, stream_),
                "copying window sums back");
-    check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
-    std::copy(host_sums_, host_sums_ + window_count_, sums.begin());
-    return sums;
   }
 
- private:
   // All distances' slide plans, packed once per image (offsets depend on its width).
   void upload_plans() {
     std::vector<DevicePlan> plans;
@@ -301,6 +389,8 @@ class GpuEngine final : public GlcmEngine {
   std::string name_;
   cudaStream_t stream_ = nullptr;
   FixedFeatures* host_sums_ = nullptr;  // pinned, window_count_ entries
+  DeviceReduction* host_reduction_ = nullptr;  // pinned
+  DeviceBuffer<DeviceReduction> reduction_;
   int width_ = 0;
   std::size_t window_count_ = 0;
   int segment_count_ = 0;

@@ -3,6 +3,7 @@
 #include "glcm_job.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -202,9 +203,10 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
   for (std::size_t b = image.blocks.size(); b < blocks_per_image; ++b) {
     const int divisor = params.level_divisors[b / params.distances.size()];
     const int distance = params.distances[b % params.distances.size()];
-    std::vector<FixedFeatures> sums = engine.window_sums(divisor, distance);
-    image.blocks.push_back(block_result(divisor, distance, sums));
-    if (distance == params.map_distance) image.maps.push_back(std::move(sums));
+    const bool keep_windows = distance == params.map_distance;
+    BlockOutput output = engine.block(divisor, distance, keep_windows);
+    image.blocks.push_back(block_result(divisor, distance, image.centres.size(), output.reduction));
+    if (keep_windows) image.maps.push_back(std::move(output.windows));
     progress.report(index, params, b + 1);
     const bool stop = runtime.should_stop();
     if (stop || runtime.checkpoint_due()) runtime.save_state(encode_state(result));
@@ -264,19 +266,26 @@ nlohmann::json glcm_params_json(const GlcmParams& params) {
           {"map_distance", params.map_distance}};
 }
 
-BlockResult block_result(int level_divisor, int distance, const std::vector<FixedFeatures>& window_sums) {
+BlockResult block_result(int level_divisor, int distance, std::size_t window_count, const WindowReduction& reduction) {
   BlockResult block;
   block.level_divisor = level_divisor;
   block.distance = distance;
   const int displacements = static_cast<int>(displacement_set(distance).size());
-  block.statistics = aggregate_windows(window_sums, displacements);
-  for (int k = 0; k < kFeatureCount; ++k) {
-    for (std::size_t w = 0; w < window_sums.size(); ++w) {  // first window reaching each extreme
-      if (window_sums[w][k] > window_sums[block.max_window[k]][k]) block.max_window[k] = static_cast<std::int32_t>(w);
-      if (window_sums[w][k] < window_sums[block.min_window[k]][k]) block.min_window[k] = static_cast<std::int32_t>(w);
-    }
+  const double terms = static_cast<double>(window_count) * displacements;
+  WindowStatistics& s = block.statistics;
+  for (int k = 0; k < kFeatureCount; ++k) {  // as aggregate_windows() (the reference) computes them
+    s.max[k] = fixed_to_feature(k, reduction.max[k], displacements);
+    s.min[k] = fixed_to_feature(k, reduction.min[k], displacements);
+    s.mean[k] = std::ldexp(static_cast<double>(reduction.total[k]), -feature_fixed_bits(k)) / terms;
+    s.range[k] = s.max[k] - s.min[k];
   }
+  block.max_window = reduction.max_window;
+  block.min_window = reduction.min_window;
   return block;
+}
+
+BlockResult block_result(int level_divisor, int distance, const std::vector<FixedFeatures>& window_sums) {
+  return block_result(level_divisor, distance, window_sums.size(), reduce_windows(window_sums));
 }
 
 GlcmResult run_glcm_job(const GlcmParams& params, GlcmEngine& engine, Runtime& runtime) {

@@ -64,7 +64,9 @@ struct BlockResult {
   WindowStatistics statistics{};
   std::array<std::int32_t, kFeatureCount> max_window{}, min_window{};
 };
-// A block's statistics from its windows' fixed sums.
+// A block's statistics from its windows' reduction, or from the windows' fixed
+// sums; equal to aggregate_windows() (the reference) bit for bit.
+BlockResult block_result(int level_divisor, int distance, std::size_t window_count, const WindowReduction& reduction);
 BlockResult block_result(int level_divisor, int distance, const std::vector<FixedFeatures>& window_sums);
 
 struct ImageResult {

@@ -153,6 +153,15 @@ TEST(GlcmGpuEngine, EqualsTheCpuEngineOnEveryLevelAndDistance) {
       ASSERT_EQ(got.size(), expected.size());
       for (std::size_t w = 0; w < expected.size(); ++w)
         ASSERT_EQ(got[w], expected[w]) << "divisor " << divisor << " distance " << distance << " window " << w;
+      // The reduction on the device equals the host's, ties to the lower window included.
+      const BlockOutput block = gpu->block(divisor, distance, distance == 5);
+      const WindowReduction host = reduce_windows(expected);
+      EXPECT_EQ(block.reduction.max, host.max);
+      EXPECT_EQ(block.reduction.min, host.min);
+      EXPECT_EQ(block.reduction.max_window, host.max_window);
+      EXPECT_EQ(block.reduction.min_window, host.min_window);
+      for (int k = 0; k < kFeatureCount; ++k) EXPECT_TRUE(block.reduction.total[k] == host.total[k]) << "total f" << k + 1;
+      EXPECT_EQ(block.windows, distance == 5 ? expected : std::vector<FixedFeatures>{});
     }
   }
 }

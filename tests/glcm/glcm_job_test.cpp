@@ -148,10 +148,26 @@ TEST_F(GlcmJob, BlocksEqualTheReferenceOverEveryWindow) {
     for (const WindowCentre& c : camera.centres)
       sums.push_back(window_fixed_sums(image, block.level_divisor, c.x, c.y, kWindowRadius, block.distance));
     const BlockResult expected = block_result(block.level_divisor, block.distance, sums);
+    const WindowStatistics reference = aggregate_windows(sums, static_cast<int>(displacement_set(block.distance).size()));
     for (int k = 0; k < kFeatureCount; ++k) {
       EXPECT_EQ(block.statistics.max[k], expected.statistics.max[k]);
       EXPECT_EQ(block.statistics.mean[k], expected.statistics.mean[k]);
       EXPECT_EQ(block.statistics.min[k], expected.statistics.min[k]);
+      EXPECT_EQ(block.statistics.max[k], reference.max[k]);
+      EXPECT_EQ(block.statistics.mean[k], reference.mean[k]);
+      EXPECT_EQ(block.statistics.min[k], reference.min[k]);
+      EXPECT_EQ(block.statistics.range[k], reference.range[k]);
+      // The first window (row-major) holding the max, and the min.
+      for (std::size_t w = 0; w < sums.size(); ++w) {
+        EXPECT_LE(sums[w][k], sums[block.max_window[k]][k]);
+        EXPECT_GE(sums[w][k], sums[block.min_window[k]][k]);
+        if (static_cast<std::int32_t>(w) < block.max_window[k]) {
+          EXPECT_LT(sums[w][k], sums[block.max_window[k]][k]);
+        }
+        if (static_cast<std::int32_t>(w) < block.min_window[k]) {
+          EXPECT_GT(sums[w][k], sums[block.min_window[k]][k]);
+        }
+      }
       EXPECT_EQ(block.max_window[k], expected.max_window[k]);
       EXPECT_EQ(block.min_window[k], expected.min_window[k]);
       EXPECT_LE(block.statistics.min[k], block.statistics.mean[k]);
