@@ -15,6 +15,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libpugixml-dev libfmt-dev
   libzstd-dev zstd                          # zstd frames in .hxv/.hxl; the CLI for the demo's Dice
   libnifti2-dev libpng-dev zlib1g-dev
+  libopencv-imgproc-dev                    # glcm work generator: circular-well detector (server tools only)
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-skimage                          # reference GLCM features for the glcm tests
