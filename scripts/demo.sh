@@ -15,6 +15,11 @@
 #    - assimilates the canonical result into demo-out/results.sqlite,
 #    - prints the stored result, the Dice score per class against the phantom's
 #      truth, and renders PNG slices;
+#    then the same for the glcm kind: three plate images (real skimage
+#    textures inside a circular well, scripts/make_plates.py), one WU made
+#    with the well detector (helix-wu glcm make --detect-well), run on GPU (or
+#    CPU) and CPU, validated with CPU spot checks, compared, assimilated, a
+#    few table rows printed and feature maps rendered as PNG;
 # 3. lists the files worth looking at.
 #
 # Environment: HELIX_DEMO_SIZE="NX NY NZ" (default "160 160 40").
@@ -119,6 +124,65 @@ cat "$out/dice.txt"
 step "PNG slices (helix-wu mrf render)"
 "$helix_wu" mrf render --volume "$out/wu/$wu.volume.hxv" --labels "$out/slot1/labels" --out "$out/render" --slices 4
 
+# ------------------------------------------------------------------ glcm
+glcm_wu=demo_glcm_0
+
+step "glcm: plate images from skimage's real textures (scripts/make_plates.py)"
+/usr/bin/python3 scripts/make_plates.py "$out/plates"
+
+step "glcm: work unit (helix-wu glcm make --detect-well)"
+"$helix_wu" glcm make --image-dir "$out/plates" --detect-well --distances 1,2,3,5,8,13,21 --map-distance 5 \
+  --name demo_glcm --out "$out/wu_glcm"
+
+# A slot of BOINC soft links: every logical name of the WU points at its file.
+make_glcm_slot() {
+  mkdir -p "$1"
+  printf '<soft_link>../wu_glcm/%s.params.json</soft_link>\n' "$glcm_wu" >"$1/params"
+  local file
+  for file in "$out/wu_glcm/$glcm_wu".{image,mask}_*.png; do
+    printf '<soft_link>../wu_glcm/%s</soft_link>\n' "${file##*/}" >"$1/${file##*/}"
+  done
+}
+
+step "glcm result 1: app on $first_label, standalone in demo-out/glcm_slot1"
+make_glcm_slot "$out/glcm_slot1"
+run_slot "$out/glcm_slot1" "${first_device[@]}"
+
+step "glcm result 2: app on CPU (--cpu), standalone in demo-out/glcm_slot2"
+make_glcm_slot "$out/glcm_slot2"
+run_slot "$out/glcm_slot2" --cpu
+
+step "glcm validation (init --inputs: structure and exact CPU spot checks; then compare)"
+glcm_files() { echo "$out/$1/features" "$out/$1/maps" "$out/$1/summary"; }
+for slot in glcm_slot1 glcm_slot2; do
+  # shellcheck disable=SC2046
+  "$helix_validate" init --inputs "$out/wu_glcm" $(glcm_files $slot) ||
+    { echo "demo: error: helix-validate init rejected $slot" >&2; exit 1; }
+  echo "  $slot: valid"
+done
+# shellcheck disable=SC2046
+"$helix_validate" compare $(glcm_files glcm_slot1) $(glcm_files glcm_slot2) ||
+  { echo "demo: error: the two glcm results differ" >&2; exit 1; }
+echo "  glcm_slot1 and glcm_slot2: equivalent"
+cmp -s "$out/glcm_slot1/features" "$out/glcm_slot2/features" && echo "  (the feature tables are byte-identical)"
+
+step "glcm assimilation into demo-out/results.sqlite (WU id 2), a few rows"
+# shellcheck disable=SC2046
+"$helix_assimilate" --db "$out/results.sqlite" 2 $(glcm_files glcm_slot1)
+sqlite3 -header -column "$out/results.sqlite" \
+  "SELECT image, levels, distance, feature, printf('%.6g', min) AS min, printf('%.6g', mean) AS mean,
+          printf('%.6g', max) AS max FROM glcm_features
+   WHERE levels = 64 AND distance = 5 AND feature IN ('contrast', 'entropy', 'correlation') ORDER BY feature, image;"
+
+step "glcm feature maps, distance 5, 64 levels (helix-wu glcm map)"
+mkdir -p "$out/glcm_maps"
+for image in brick grass gravel; do
+  for feature in entropy contrast; do
+    "$helix_wu" glcm map --maps "$out/glcm_slot1/maps" --image "$image" --levels 64 --feature "$feature" \
+      --underlay "$out/plates/$image.png" --out "$out/glcm_maps/${image}_${feature}.png"
+  done
+done
+
 step "files to look at"
 look() { printf '  %-32s %s\n' "$1" "$2"; }
 look "demo-out/render/*.png" "CT slices with the segmentation over them"
@@ -128,3 +192,6 @@ look "demo-out/slot1/stderr.txt" "the app's log"
 look "demo-out/results.sqlite" "the assimilated result (helix-assimilate --db ... query)"
 look "demo-out/wu/$wu.*" "the work unit: params, volume, BOINC templates, create_work command"
 ls "$out/render" | sed 's/^/    /'
+look "demo-out/glcm_maps/*.png" "glcm feature maps (one pixel per window, brighter = larger)"
+look "demo-out/glcm_slot1/features" "the glcm result's table (TSV): levels x distances x features x max/mean/min/range"
+look "demo-out/wu_glcm/" "the glcm work unit: params, plates, detected-well masks, templates"
