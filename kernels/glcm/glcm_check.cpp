@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/check_support.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "glcm_server.h"
@@ -23,27 +24,6 @@ namespace {
 // each at distance 25) keep the validator fast; the quorum of 2 compares the rest.
 constexpr std::size_t kSpotCheckRows = 8;
 constexpr std::size_t kSpotCheckMapWindows = 4;
-
-struct Rejection {
-  Verdict verdict;
-  std::string reason;
-};
-[[noreturn]] void reject(const std::string& reason) { throw Rejection{Verdict::kInvalid, reason}; }
-void require(bool condition, const std::string& reason) {
-  if (!condition) reject(reason);
-}
-// The WU's inputs are the project's own files: trouble reading them is the
-// server's, so the result is looked at again later (transient), not rejected.
-[[noreturn]] void server_trouble(const std::string& reason) { throw Rejection{Verdict::kTransient, reason}; }
-
-std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) reject(what + " " + path + " is missing or unreadable");
-  if (size > max_bytes)
-    reject(what + " is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " its WU allows");
-  return read_file_bytes(path);
-}
 
 nlohmann::json parse_summary(const std::string& path) {
   const auto bytes = read_bounded(path, kMaxSummaryBytes, "summary");
@@ -441,22 +421,6 @@ void compare_results(const std::vector<std::string>& files_a, const std::vector<
   require(same_maps(read_maps(files_a[1], a, bytes), read_maps(files_b[1], b, bytes)), "the maps differ");
   a.summary.erase("engine"), b.summary.erase("engine");  // which hardware ran it is not part of the answer
   require(a.summary == b.summary, "the summaries differ");
-}
-
-template <typename Check>
-CheckOutcome outcome_of(Check&& check) {
-  try {
-    check();
-    return {Verdict::kValid, ""};
-  } catch (const Rejection& rejection) {
-    return {rejection.verdict, rejection.reason};
-  } catch (const InputError& error) {
-    return {Verdict::kInvalid, error.what()};
-  } catch (const nlohmann::json::exception& error) {
-    return {Verdict::kInvalid, std::string("summary field missing or of the wrong type: ") + error.what()};
-  } catch (const std::exception& error) {
-    return {Verdict::kInvalid, error.what()};
-  }
 }
 
 }  // namespace

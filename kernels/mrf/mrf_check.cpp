@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <zstd.h>
 
+#include "core/check_support.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "mrf_files.h"
@@ -23,30 +24,12 @@ namespace {
 constexpr std::uint64_t kLabelsHeaderBytes = 8 + 3 * 4 + 8;  // magic, dims, frame size
 
 // Thrown inside the checks; converted to a CheckOutcome at the top.
-struct Rejection {
-  Verdict verdict;
-  std::string reason;
-};
-[[noreturn]] void reject(const std::string& reason) { throw Rejection{Verdict::kInvalid, reason}; }
-
-std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) reject(what + " " + path + " is missing or unreadable");
-  if (size > max_bytes)
-    reject(what + " is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " allowed");
-  return read_file_bytes(path);
-}
 
 nlohmann::json parse_summary(const std::string& path) {
   const auto bytes = read_bounded(path, kMaxSummaryBytes, "summary");
   auto summary = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (summary.is_discarded() || !summary.is_object()) reject("summary is not a JSON object");
   return summary;
-}
-
-void require(bool condition, const std::string& reason) {
-  if (!condition) reject(reason);
 }
 
 // An integer member (get<int64_t> alone would silently truncate 1.5).
@@ -174,22 +157,6 @@ void check_against_input(const Parsed& parsed, const std::string& inputs_dir) {
       labelling_energy(volume, parsed.labels.labels, parsed.model, sweep_constants(parsed.params, parsed.sweeps));
   require(energy == integer_field(parsed.summary, "final_energy"),
           "final_energy differs from the recomputed energy " + std::to_string(energy));
-}
-
-template <typename Check>
-CheckOutcome outcome_of(Check&& check) {
-  try {
-    check();
-    return {Verdict::kValid, ""};
-  } catch (const Rejection& rejection) {
-    return {rejection.verdict, rejection.reason};
-  } catch (const InputError& error) {
-    return {Verdict::kInvalid, error.what()};
-  } catch (const nlohmann::json::exception& error) {
-    return {Verdict::kInvalid, std::string("summary field missing or of the wrong type: ") + error.what()};
-  } catch (const std::exception& error) {
-    return {Verdict::kInvalid, error.what()};
-  }
 }
 
 }  // namespace

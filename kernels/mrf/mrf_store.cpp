@@ -9,55 +9,11 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/sqlite_support.h"
 #include "mrf_files.h"
 #include "mrf_server.h"
 
 namespace helix::mrf {
-namespace {
-
-void execute(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : "unknown error";
-    sqlite3_free(message);
-    throw std::runtime_error("sqlite: " + text);
-  }
-}
-
-// A prepared statement that finalizes itself; bind() takes values in order.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement& bind(long long value) { return check(sqlite3_bind_int64(statement_, ++index_, value)); }
-  Statement& bind(double value) { return check(sqlite3_bind_double(statement_, ++index_, value)); }
-  Statement& bind(const std::string& text) {
-    return check(sqlite3_bind_text(statement_, ++index_, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
-  }
-  Statement& bind(const std::vector<std::uint8_t>& blob) {
-    return check(sqlite3_bind_blob64(statement_, ++index_, blob.data(), blob.size(), SQLITE_TRANSIENT));
-  }
-  void run() {
-    if (sqlite3_step(statement_) != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
-    sqlite3_reset(statement_);
-    sqlite3_clear_bindings(statement_);
-    index_ = 0;
-  }
-
- private:
-  Statement& check(int code) {
-    if (code != SQLITE_OK) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* statement_ = nullptr;
-  int index_ = 0;
-};
-
-}  // namespace
 
 void create_mrf_tables(sqlite3* db) {
   execute(db,

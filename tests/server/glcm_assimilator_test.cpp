@@ -18,9 +18,6 @@ namespace helix::test {
 namespace {
 using namespace helix::glcm;
 
-#define SKIP_WITHOUT_SKIMAGE()                                                          \
-  if (skimage_image("brick.png").empty()) GTEST_SKIP() << "python3-skimage's images are not installed"
-
 class Database {
  public:
   explicit Database(const std::string& path) { EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK); }

@@ -14,6 +14,8 @@ namespace helix::test {
 // skimage's bundled images ($HELIX_SKIMAGE_DATA overrides), "" when absent:
 // tests that need them skip.
 std::string skimage_image(const std::string& file_name);
+#define SKIP_WITHOUT_SKIMAGE() \
+  if (helix::test::skimage_image("brick.png").empty()) GTEST_SKIP() << "python3-skimage's images are not installed"
 // A crop of one of skimage's grey images.
 glcm::GreyImage skimage_crop(const std::string& file_name, int x0, int y0, int width, int height);
 // 255 inside the disc (x-cx)^2 + (y-cy)^2 <= r^2, 0 outside.

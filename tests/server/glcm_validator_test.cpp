@@ -26,9 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace helix::glcm;
 
-#define SKIP_WITHOUT_SKIMAGE()                                                          \
-  if (skimage_image("brick.png").empty()) GTEST_SKIP() << "python3-skimage's images are not installed"
-
 const ServerKind& glcm_kind() {
   static const std::unique_ptr<ServerKind> kind = make_glcm_server_kind();
   return *kind;

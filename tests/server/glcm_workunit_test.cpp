@@ -24,9 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace helix::glcm;
 
-#define SKIP_WITHOUT_SKIMAGE()                                                          \
-  if (skimage_image("brick.png").empty()) GTEST_SKIP() << "python3-skimage's images are not installed"
-
 TEST(GlcmOptions, DistanceAndLevelListsParseAndRefuseAbsurdValues) {
   EXPECT_EQ(parse_distance_list("1-25").size(), 25u);
   EXPECT_EQ(parse_distance_list("1-25").back(), 25);

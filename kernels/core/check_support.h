@@ -1,0 +1,60 @@
+// check_support.h: what every kind's validator checks share. A check throws
+// Rejection (or InputError from a decoder) at the first thing wrong with a
+// result; outcome_of() turns that into script_validator's verdict and one line.
+//
+//   Rejection, reject(), require(), server_trouble()   how a check says no
+//   read_bounded()   a returned file, refused before reading when oversized
+//   outcome_of()     runs a check, never throws
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/kind.h"
+
+namespace helix {
+
+struct Rejection {
+  Verdict verdict;
+  std::string reason;
+};
+[[noreturn]] inline void reject(const std::string& reason) { throw Rejection{Verdict::kInvalid, reason}; }
+inline void require(bool condition, const std::string& reason) {
+  if (!condition) reject(reason);
+}
+// The WU's inputs are the project's own files: trouble reading them is the
+// server's, so the result is looked at again later (transient), not rejected.
+[[noreturn]] inline void server_trouble(const std::string& reason) { throw Rejection{Verdict::kTransient, reason}; }
+
+// Volunteers' files may be hostile: their size is checked before they are read.
+inline std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) reject(what + " " + path + " is missing or unreadable");
+  if (size > max_bytes)
+    reject(what + " is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " its WU allows");
+  return read_file_bytes(path);
+}
+
+template <typename Check>
+CheckOutcome outcome_of(Check&& check) {
+  try {
+    check();
+    return {Verdict::kValid, ""};
+  } catch (const Rejection& rejection) {
+    return {rejection.verdict, rejection.reason};
+  } catch (const InputError& error) {
+    return {Verdict::kInvalid, error.what()};
+  } catch (const nlohmann::json::exception& error) {
+    return {Verdict::kInvalid, std::string("summary field missing or of the wrong type: ") + error.what()};
+  } catch (const std::exception& error) {
+    return {Verdict::kInvalid, error.what()};
+  }
+}
+
+}  // namespace helix
