@@ -13,14 +13,14 @@
 //   distances x 3 levels x 13 features / s), host_cpu_cores (process CPU time /
 //   wall time: the host's share while the GPU works), paper_speedup (134 min / time).
 // The CPU engine (one core) runs in the same process on the same image as the peer.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include <benchmark/benchmark.h>
+
+#include "bench_util.h"
 
 #include "glcm_engine.h"
 
@@ -60,11 +60,7 @@ const Workload& workload() {
   return w;
 }
 
-double process_cpu_seconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
-}
+using helix::bench::process_cpu_seconds;
 
 void whole_image(benchmark::State& state, GlcmEngine& engine) {
   const Workload& w = workload();
@@ -110,25 +106,10 @@ void BM_GlcmCpuOneCore(benchmark::State& state) {
 // One iteration: a whole image takes about a minute on one core.
 BENCHMARK(BM_GlcmCpuOneCore)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);
 
-// Takes --roi-radius N and --image-size N out of argv before benchmark sees it.
-void parse_own_flags(int& argc, char** argv) {
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (i + 1 < argc && std::strcmp(argv[i], "--roi-radius") == 0) {
-      g_roi_radius = std::atoi(argv[++i]);
-    } else if (i + 1 < argc && std::strcmp(argv[i], "--image-size") == 0) {
-      g_image_size = std::atoi(argv[++i]);
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  parse_own_flags(argc, argv);
+  helix::bench::take_int_flags(argc, argv, {{"--roi-radius", &g_roi_radius}, {"--image-size", &g_image_size}});
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -7,8 +7,6 @@
 // host_cpu_cores (process CPU time / wall time over the same calls: for the GPU,
 // the share of one core the host burns while the GPU works).
 // The CPU reference runs in the same process on the same volume as the peer.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +14,8 @@
 #include <string>
 
 #include <benchmark/benchmark.h>
+
+#include "bench_util.h"
 
 #include "mrf/mrf.h"
 #include "mrf/mrf_phantom.h"
@@ -36,11 +36,7 @@ const Phantom& bench_phantom() {
   return phantom;
 }
 
-double process_cpu_seconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
-}
+using helix::bench::process_cpu_seconds;
 
 // One iteration = one batch of sweeps as the solver asks for it
 // (engine.sweeps_per_batch(): 16 on the GPU, 1 on the CPU), started from the
@@ -91,25 +87,10 @@ void BM_MrfSweepCpuReference(benchmark::State& state) {
 BENCHMARK(BM_MrfSweepGpu)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
 BENCHMARK(BM_MrfSweepCpuReference)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// Pulls --nx/--ny/--nz out of argv before Google Benchmark sees it.
-void parse_volume_size(int& argc, char** argv) {
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    int* target = !std::strcmp(argv[i], "--nx") ? &g_spec.nx : !std::strcmp(argv[i], "--ny") ? &g_spec.ny
-                  : !std::strcmp(argv[i], "--nz") ? &g_spec.nz : nullptr;
-    if (target && i + 1 < argc) {
-      *target = std::atoi(argv[++i]);
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  parse_volume_size(argc, argv);
+  helix::bench::take_int_flags(argc, argv, {{"--nx", &g_spec.nx}, {"--ny", &g_spec.ny}, {"--nz", &g_spec.nz}});
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
