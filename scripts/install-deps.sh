@@ -20,6 +20,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-skimage                          # reference GLCM features for the glcm tests
   otb-bin                                  # OTB HaralickTextureExtraction: second GLCM reference (glcm tests)
+  ncbi-data                                # NCBI substitution matrices (BLOSUM, PAM) for swsearch
+  parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
+  hmmer-examples mmseqs2-examples          # real protein sequences for swsearch tests
 )
 
 missing=()

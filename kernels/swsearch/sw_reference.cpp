@@ -1,0 +1,166 @@
+// sw_reference.cpp: the swsearch CPU reference (sw.h): Gotoh's affine-gap
+// Smith-Waterman, scalar and plain, in 32-bit integers. Recurrences, with
+// query position i (rows) and target position j (columns), s the matrix:
+//   E(i,j) = max(H(i,j-1) - open, E(i,j-1) - extend)   gap in the query (D)
+//   F(i,j) = max(H(i-1,j) - open, F(i-1,j) - extend)   gap in the target (I)
+//   H(i,j) = max(0, H(i-1,j-1) + s(q_i, t_j), E(i,j), F(i,j))
+#include <algorithm>
+#include <limits>
+
+#include "core/errors.h"
+#include "sw.h"
+
+namespace helix::sw {
+namespace {
+
+constexpr int kMinusInfinity = std::numeric_limits<int>::min() / 2;  // no overflow when a penalty is subtracted
+
+// Where a cell's values came from, for the traceback (one byte per cell).
+enum : std::uint8_t {
+  kHFromZero = 0,
+  kHFromDiagonal = 1,
+  kHFromF = 2,  // gap in the target: query residue against nothing (I)
+  kHFromE = 3,  // gap in the query: target residue against nothing (D)
+  kHSourceMask = 3,
+  kEExtends = 4,  // E(i,j) came from E(i,j-1), else it opened from H(i,j-1)
+  kFExtends = 8,  // F(i,j) came from F(i-1,j), else it opened from H(i-1,j)
+};
+
+// Runs the recurrences over query[0..rows) x target[0..columns), calling
+// visit(i, j, h, source_bits) for every cell, target position outer (the
+// order sw_score's tie rule names). Ties between sources go to the diagonal,
+// then F, then E; inside a gap, to opening it (from H) over extending it.
+template <typename Visit>
+void run_dp(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target, int rows, int columns,
+            const ScoreMatrix& matrix, const GapPenalties& gaps, Visit&& visit) {
+  // Column by column: h_previous = H(., j-1), e_row = E(., j-1).
+  std::vector<int> h_previous(rows + 1, 0), h_current(rows + 1, 0), e_row(rows + 1, kMinusInfinity);
+  for (int j = 1; j <= columns; ++j) {
+    const auto& scores = matrix.score[target[j - 1]];
+    int f = kMinusInfinity;
+    h_current[0] = 0;
+    for (int i = 1; i <= rows; ++i) {
+      std::uint8_t bits = 0;
+      const int e_open = h_previous[i] - gaps.open, e_extend = e_row[i] - gaps.extend;
+      const int e = std::max(e_open, e_extend);
+      if (e_extend > e_open) bits |= kEExtends;
+      const int f_open = h_current[i - 1] - gaps.open, f_extend = f - gaps.extend;
+      f = std::max(f_open, f_extend);
+      if (f_extend > f_open) bits |= kFExtends;
+      const int diagonal = h_previous[i - 1] + scores[query[i - 1]];
+      int h = 0;
+      std::uint8_t source = kHFromZero;
+      if (diagonal > h) h = diagonal, source = kHFromDiagonal;
+      if (f > h) h = f, source = kHFromF;
+      if (e > h) h = e, source = kHFromE;
+      e_row[i] = e;
+      h_current[i] = h;
+      visit(i, j, h, static_cast<std::uint8_t>(bits | source));
+    }
+    std::swap(h_previous, h_current);
+  }
+}
+
+void append_op(std::string& cigar, char& last, int& run, char op) {
+  if (op == last) {
+    ++run;
+    return;
+  }
+  if (run > 0) cigar += std::to_string(run) + last;
+  last = op, run = 1;
+}
+
+}  // namespace
+
+LocalScore sw_score(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                    const ScoreMatrix& matrix, const GapPenalties& gaps) {
+  LocalScore best;
+  run_dp(query, target, static_cast<int>(query.size()), static_cast<int>(target.size()), matrix, gaps,
+         [&](int i, int j, int h, std::uint8_t) {
+           if (h > best.score) best = {h, i - 1, j - 1};
+         });
+  return best;
+}
+
+Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                   const ScoreMatrix& matrix, const GapPenalties& gaps) {
+  const LocalScore end = sw_score(query, target, matrix, gaps);
+  Alignment alignment;
+  alignment.score = end.score;
+  if (end.score == 0) return alignment;
+  // Only cells up to the end matter for its traceback.
+  const int rows = end.query_end + 1, columns = end.target_end + 1;
+  std::vector<std::uint8_t> sources(static_cast<std::size_t>(rows + 1) * (columns + 1), kHFromZero);
+  auto at = [&](int i, int j) { return static_cast<std::size_t>(i) * (columns + 1) + j; };
+  run_dp(query, target, rows, columns, matrix, gaps,
+         [&](int i, int j, int, std::uint8_t bits) { sources[at(i, j)] = bits; });
+  // Walk back from the end; state H, E (in a D run) or F (in an I run).
+  std::string reversed_ops;
+  int i = rows, j = columns;
+  char state = 'H';
+  while (true) {
+    const std::uint8_t bits = sources[at(i, j)];
+    if (state == 'H') {
+      const std::uint8_t source = bits & kHSourceMask;
+      if (source == kHFromZero) break;  // H = 0: the alignment starts after this cell
+      if (source == kHFromDiagonal) {
+        reversed_ops += 'M';
+        alignment.identities += query[i - 1] == target[j - 1];
+        --i, --j;
+      } else {
+        state = source == kHFromF ? 'F' : 'E';
+      }
+    } else if (state == 'F') {  // query residue i against a gap
+      reversed_ops += 'I';
+      const bool extends = bits & kFExtends;
+      --i;
+      if (!extends) state = 'H';
+    } else {  // state E: target residue j against a gap
+      reversed_ops += 'D';
+      const bool extends = bits & kEExtends;
+      --j;
+      if (!extends) state = 'H';
+    }
+  }
+  alignment.query_begin = i, alignment.target_begin = j;
+  alignment.query_end = end.query_end, alignment.target_end = end.target_end;
+  alignment.length = static_cast<int>(reversed_ops.size());
+  char last = 0;
+  int run = 0;
+  for (auto op = reversed_ops.rbegin(); op != reversed_ops.rend(); ++op) append_op(alignment.cigar, last, run, *op);
+  if (run > 0) alignment.cigar += std::to_string(run) + last;
+  return alignment;
+}
+
+int score_of_cigar(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target, int query_begin,
+                   int target_begin, const std::string& cigar, const ScoreMatrix& matrix, const GapPenalties& gaps) {
+  if (query_begin < 0 || target_begin < 0) throw InputError("alignment: negative start position");
+  long i = query_begin, j = target_begin, score = 0;
+  std::size_t pos = 0;
+  while (pos < cigar.size()) {
+    std::size_t digits = pos;
+    while (digits < cigar.size() && cigar[digits] >= '0' && cigar[digits] <= '9') ++digits;
+    if (digits == pos || digits == cigar.size() || digits - pos > 9) throw InputError("alignment: malformed CIGAR " + cigar);
+    const long count = std::stol(cigar.substr(pos, digits - pos));
+    const char op = cigar[digits];
+    pos = digits + 1;
+    if (count < 1) throw InputError("alignment: a CIGAR run of length 0");
+    if (op == 'M') {
+      if (i + count > static_cast<long>(query.size()) || j + count > static_cast<long>(target.size()))
+        throw InputError("alignment: CIGAR runs off a sequence");
+      for (long k = 0; k < count; ++k) score += matrix.score[query[i + k]][target[j + k]];
+      i += count, j += count;
+    } else if (op == 'I' || op == 'D') {
+      long& position = op == 'I' ? i : j;
+      if (position + count > static_cast<long>(op == 'I' ? query.size() : target.size()))
+        throw InputError("alignment: CIGAR runs off a sequence");
+      score -= gaps.open + (count - 1) * gaps.extend;
+      position += count;
+    } else {
+      throw InputError(std::string("alignment: unknown CIGAR op '") + op + "'");
+    }
+  }
+  return static_cast<int>(score);
+}
+
+}  // namespace helix::sw
