@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "sw.h"
+#include "sw_engine.h"
 
 namespace helix::sw {
 namespace {
@@ -162,5 +163,42 @@ int score_of_cigar(const std::vector<std::uint8_t>& query, const std::vector<std
   }
   return static_cast<int>(score);
 }
+
+}  // namespace helix::sw
+
+namespace helix::sw {
+
+TargetSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets) {
+  TargetSet set;
+  for (const auto& target : targets) {
+    set.residues.insert(set.residues.end(), target.begin(), target.end());
+    set.offsets.push_back(set.residues.size());
+  }
+  return set;
+}
+
+namespace {
+
+class ReferenceEngine final : public SwEngine {
+ public:
+  std::string description() const override { return "CPU reference (scalar, one thread)"; }
+  void load_targets(const TargetSet& targets) override { targets_ = targets; }
+  std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                   const GapPenalties& gaps) override {
+    std::vector<std::int32_t> out;
+    for (std::size_t t = 0; t < targets_.size(); ++t) {
+      const std::vector<std::uint8_t> target(targets_.begin(t), targets_.begin(t) + targets_.length(t));
+      out.push_back(sw_score(query, target, matrix, gaps).score);
+    }
+    return out;
+  }
+
+ private:
+  TargetSet targets_;
+};
+
+}  // namespace
+
+std::unique_ptr<SwEngine> make_reference_engine() { return std::make_unique<ReferenceEngine>(); }
 
 }  // namespace helix::sw

@@ -1,0 +1,48 @@
+// sw_engine.h: the fast paths of the swsearch kind. An engine holds a set of
+// target (database) sequences and scores a query against all of them: the
+// best local alignment score of each pair, exactly sw_score(...).score. Where
+// a score ends and how it aligns is the reference's job, for the few pairs a
+// report shows.
+//
+// Contents:
+//   TargetSet, make_target_set()   concatenated, encoded targets (sorted by length when the chunk is)
+//   SwEngine                        load targets, score a query against them
+//   make_cpu_engine(), make_gpu_engine(), sw_gpu_device_count()
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sw.h"
+
+namespace helix::sw {
+
+// Targets back to back: target t is residues[offsets[t] .. offsets[t + 1]).
+struct TargetSet {
+  std::vector<std::uint8_t> residues;
+  std::vector<std::uint64_t> offsets{0};
+  std::size_t size() const { return offsets.size() - 1; }
+  std::size_t length(std::size_t t) const { return offsets[t + 1] - offsets[t]; }
+  const std::uint8_t* begin(std::size_t t) const { return residues.data() + offsets[t]; }
+};
+TargetSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets);
+
+class SwEngine {
+ public:
+  virtual ~SwEngine() = default;
+  virtual std::string description() const = 0;
+  virtual void load_targets(const TargetSet& targets) = 0;
+  // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
+  virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                           const GapPenalties& gaps) = 0;
+};
+
+// The reference's recurrences, plain and single-threaded (for tests and as
+// the last resort).
+std::unique_ptr<SwEngine> make_reference_engine();
+// Throws GpuError when the device cannot be used.
+std::unique_ptr<SwEngine> make_gpu_engine(int device);
+int sw_gpu_device_count();
+
+}  // namespace helix::sw
