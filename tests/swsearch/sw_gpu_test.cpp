@@ -1,0 +1,80 @@
+// sw_gpu_test.cpp: the CUDA engine's scores equal the reference's for every
+// pair: random and real-length sequences, every matrix, edge cases (length
+// 0 and 1 targets, an empty query, a target longer than anything else, scores
+// beyond 16 bits). Skipped without a GPU.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "sw_engine.h"
+
+namespace helix::sw {
+namespace {
+
+const std::string kMatrixDir = "/usr/share/ncbi/data/";
+
+std::vector<std::uint8_t> random_protein(std::uint32_t& state, int length) {
+  std::vector<std::uint8_t> codes;
+  for (int k = 0; k < length; ++k) {
+    state = state * 1664525u + 1013904223u;
+    const std::uint32_t pick = state >> 8;
+    codes.push_back(static_cast<std::uint8_t>(pick % 97 == 0 ? 20 + pick % 5 : pick % 20));  // now and then B J Z X *
+  }
+  return codes;
+}
+
+class SwGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (sw_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    if (!std::filesystem::exists(kMatrixDir + "BLOSUM62")) GTEST_SKIP() << "ncbi-data is not installed";
+  }
+  // Scores of every query against every target on the GPU equal the reference engine's.
+  void expect_reference_scores(const std::vector<std::vector<std::uint8_t>>& queries,
+                               const std::vector<std::vector<std::uint8_t>>& targets, const ScoreMatrix& matrix,
+                               const GapPenalties& gaps) {
+    const TargetSet set = make_target_set(targets);
+    auto gpu = make_gpu_engine(0);
+    auto reference = make_reference_engine();
+    gpu->load_targets(set);
+    reference->load_targets(set);
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      const auto expected = reference->scores(queries[q], matrix, gaps);
+      const auto got = gpu->scores(queries[q], matrix, gaps);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t t = 0; t < expected.size(); ++t)
+        ASSERT_EQ(got[t], expected[t]) << matrix.name << " " << gaps.open << "/" << gaps.extend << " query " << q
+                                       << " (length " << queries[q].size() << ") target " << t << " (length "
+                                       << targets[t].size() << ")";
+    }
+  }
+};
+
+TEST_F(SwGpu, RandomPairsEveryMatrix) {
+  std::uint32_t state = 5;
+  std::vector<std::vector<std::uint8_t>> targets, queries;
+  for (int t = 0; t < 300; ++t) targets.push_back(random_protein(state, (t * 37) % 400 + (t % 7 == 0 ? 0 : 1)));
+  for (int length : {1, 2, 15, 16, 17, 100, 333}) queries.push_back(random_protein(state, length));
+  const std::pair<const char*, GapPenalties> settings[] = {
+      {"BLOSUM62", {12, 1}}, {"BLOSUM62", {11, 1}}, {"BLOSUM45", {15, 2}}, {"BLOSUM50", {13, 2}},
+      {"BLOSUM80", {10, 1}}, {"PAM30", {10, 1}},   {"PAM70", {11, 1}},   {"PAM250", {14, 2}}};
+  for (const auto& [name, gaps] : settings)
+    expect_reference_scores(queries, targets, read_ncbi_matrix(kMatrixDir + name), gaps);
+}
+
+TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
+  const ScoreMatrix blosum62 = read_ncbi_matrix(kMatrixDir + "BLOSUM62");
+  std::uint32_t state = 17;
+  const std::vector<std::uint8_t> long_target = random_protein(state, 6000);
+  // A query equal to the long target scores its full diagonal: above 2^15.
+  std::vector<std::uint8_t> tryptophans(3100, encode_protein("W", "w")[0]);
+  std::vector<std::vector<std::uint8_t>> targets = {{}, {encode_protein("W", "w")[0]}, long_target, tryptophans,
+                                                    random_protein(state, 31)};
+  expect_reference_scores({long_target, tryptophans, {}, {encode_protein("W", "w")[0]}}, targets, blosum62, {11, 1});
+  auto reference = make_reference_engine();
+  reference->load_targets(make_target_set(targets));
+  EXPECT_GT(reference->scores(tryptophans, blosum62, {11, 1})[3], 32767);  // 3100 x 11
+}
+
+}  // namespace
+}  // namespace helix::sw
