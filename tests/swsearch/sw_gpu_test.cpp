@@ -2,6 +2,7 @@
 // pair: random and real-length sequences, every matrix, edge cases (length
 // 0 and 1 targets, an empty query, a target longer than anything else, scores
 // beyond 16 bits). Skipped without a GPU.
+#include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -11,7 +12,11 @@
 namespace helix::sw {
 namespace {
 
-const std::string kMatrixDir = "/usr/share/ncbi/data/";
+// Debian's ncbi-data matrices; $HELIX_NCBI_DATA overrides (the GPU machine has a copy, not the package).
+const std::string kMatrixDir = [] {
+  const char* override_dir = std::getenv("HELIX_NCBI_DATA");
+  return std::string(override_dir ? override_dir : "/usr/share/ncbi/data") + "/";
+}();
 
 std::vector<std::uint8_t> random_protein(std::uint32_t& state, int length) {
   std::vector<std::uint8_t> codes;

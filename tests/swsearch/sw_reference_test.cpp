@@ -1,5 +1,6 @@
 // sw_reference_test.cpp: the swsearch reference against values derived by
 // hand, on the real NCBI matrices of Debian's ncbi-data package.
+#include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -10,7 +11,11 @@
 namespace helix::sw {
 namespace {
 
-const std::string kMatrixDir = "/usr/share/ncbi/data/";
+// Debian's ncbi-data matrices; $HELIX_NCBI_DATA overrides (the GPU machine has a copy, not the package).
+const std::string kMatrixDir = [] {
+  const char* override_dir = std::getenv("HELIX_NCBI_DATA");
+  return std::string(override_dir ? override_dir : "/usr/share/ncbi/data") + "/";
+}();
 
 class SwReference : public ::testing::Test {
  protected:
