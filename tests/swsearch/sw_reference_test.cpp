@@ -1,12 +1,14 @@
 // sw_reference_test.cpp: the swsearch reference against values derived by
 // hand, on the real NCBI matrices of Debian's ncbi-data package.
 #include <cstdlib>
+#include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
 #include "sw.h"
+#include "sw_statistics.h"
 
 namespace helix::sw {
 namespace {
@@ -140,6 +142,21 @@ TEST_F(SwReference, RandomPairsRescoreFromTheirCigar) {
     ASSERT_EQ(score_of_cigar(query, target, a.query_begin, a.target_begin, a.cigar, blosum62_, gaps), s.score)
         << "trial " << trial << " " << a.cigar;
   }
+}
+
+TEST_F(SwReference, KarlinAltschulStatisticsAsBlastPublishesThem) {
+  // BLAST's default protein setting, BLOSUM62 existence 11 extension 1 = our open 12, extend 1:
+  // lambda 0.267, K 0.041; a raw score of 100 is (26.7 - ln 0.041) / ln 2 = 43.13 bits.
+  const KarlinAltschul ka = karlin_altschul("BLOSUM62", gaps_from_blast(11, 1));
+  EXPECT_DOUBLE_EQ(ka.lambda, 0.267);
+  EXPECT_DOUBLE_EQ(ka.k, 0.041);
+  EXPECT_NEAR(bit_score(ka, 100), 43.13, 0.005);
+  // E = K m n e^(-lambda S): 0.041 x 300 x 1e8 x e^-26.7.
+  EXPECT_NEAR(evalue(ka, 100, 300, 100000000), 0.041 * 300 * 1e8 * std::exp(-26.7), 1e-12);
+  EXPECT_DOUBLE_EQ(karlin_altschul("PAM30", gaps_from_blast(9, 1)).lambda, 0.294);
+  EXPECT_DOUBLE_EQ(karlin_altschul("BLOSUM45", gaps_from_blast(15, 2)).k, 0.041);
+  EXPECT_THROW(karlin_altschul("BLOSUM62", {5, 5}), InputError);
+  EXPECT_THROW(karlin_altschul("MYMATRIX", gaps_from_blast(11, 1)), InputError);
 }
 
 TEST_F(SwReference, FastaRecordsAndBadFasta) {
