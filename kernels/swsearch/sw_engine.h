@@ -41,6 +41,12 @@ class SwEngine {
 // The reference's recurrences, plain and single-threaded (for tests and as
 // the last resort).
 std::unique_ptr<SwEngine> make_reference_engine();
+// The engine for volunteers without a GPU: parasail's SIMD kernels with a
+// query profile (striped, 8-bit lanes redone in 16 and then 32 bits when a
+// score saturates; linear gaps, open == extend, by 32-bit prefix scan), exact.
+// `threads` workers share the targets in chunks (<= 0: one per hardware
+// thread). scores() throws InputError when the gaps fail check_gaps().
+std::unique_ptr<SwEngine> make_cpu_engine(int threads);
 // Throws GpuError when the device cannot be used.
 std::unique_ptr<SwEngine> make_gpu_engine(int device);
 int sw_gpu_device_count();

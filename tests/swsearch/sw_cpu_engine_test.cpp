@@ -3,7 +3,7 @@
 // example database and queries, HMMER's 45 globins), the NCBI matrices BLAST
 // uses with their BLAST gap costs, random and mutated sequences from length 1
 // to 6000 (scores across the 8-bit and 16-bit limits), gap costs the 8-bit
-// kernels cannot hold, and the edge cases (no targets, an empty query, empty
+// kernels cannot hold, linear gaps, and the edge cases (no targets, an empty query, empty
 // targets, U and O). Each comparison runs with 1 and with 3 threads.
 #include <zlib.h>
 
@@ -205,19 +205,37 @@ TEST_F(SwCpuEngine, ScoresBeyondSixteenBits) {
   EXPECT_EQ(scores[0][2], 11);
 }
 
-// Gap costs over 127 do not fit the 8-bit kernels' byte lanes; 1/1 makes gaps cheap.
-TEST_F(SwCpuEngine, GapCostsTheByteLanesCannotHold) {
+// Gap costs over 127 do not fit the 8-bit kernels' byte lanes; open 128 to 255
+// with long sequences would overflow 16-bit sums of a stripe's gap penalties.
+TEST_F(SwCpuEngine, LargeGapCosts) {
   Random random{31};
   std::vector<std::vector<std::uint8_t>> queries, targets;
-  for (int length : {1, 40, 300}) queries.push_back(random_protein(random, length));
+  for (int length : {1, 40, 300, 2500}) queries.push_back(random_protein(random, length));
   for (const auto& query : queries) {
     targets.push_back(query);
     targets.push_back(mutate(random, query, 5));
     targets.push_back(random_protein(random, 250));
   }
-  for (const GapPenalties gaps : {GapPenalties{1, 1}, GapPenalties{127, 127}, GapPenalties{128, 1},
-                                  GapPenalties{200, 150}, GapPenalties{255, 255}})
+  for (const GapPenalties gaps : {GapPenalties{127, 1}, GapPenalties{128, 1}, GapPenalties{200, 150},
+                                  GapPenalties{255, 254}, GapPenalties{255, 1}})
     expect_same_scores(queries, targets, blosum62_, gaps);
+}
+
+// Linear gaps (open == extend), where parasail's striped kernels score too low:
+// the engine takes them through its 32-bit scan instead. Cheap gaps (1/1, 2/2)
+// make gapped alignments win everywhere.
+TEST_F(SwCpuEngine, LinearGaps) {
+  Random random{41};
+  std::vector<std::vector<std::uint8_t>> queries, targets;
+  for (int length : {1, 17, 90, 300, 3000}) queries.push_back(random_protein(random, length));
+  for (const auto& query : queries) {
+    targets.push_back(query);
+    targets.push_back(mutate(random, query, 3));
+    targets.push_back(mutate(random, query, 8));
+    targets.push_back(random_protein(random, 200));
+  }
+  for (const int cost : {1, 2, 3, 5, 11, 30, 127, 128, 255})
+    expect_same_scores(queries, targets, cost < 10 ? read_ncbi_matrix(kMatrixDir + "PAM30") : blosum62_, {cost, cost});
 }
 
 TEST_F(SwCpuEngine, EdgeCases) {
