@@ -1,0 +1,201 @@
+// sw_bench.cpp: the swsearch kind's database search speed in GCUPS (billions
+// of Smith-Waterman cells per second: query length x total target residues /
+// time), one query against a whole real protein database, BLOSUM62 with
+// BLAST's default gaps (11/1, here open 12 extend 1).
+//
+//   sw_bench [--db FILE] [--matrix FILE] [--cpu-threads N] [google-benchmark flags]
+//
+//   --db FILE        FASTA, plain or gzipped. Default: mmseqs2-examples'
+//                    /usr/share/doc/mmseqs2/example-data/DB.fasta.gz (20,000
+//                    UniProt sequences, 9.1 M residues). A bigger one from
+//                    metastudent-data's BLAST database: scripts/make_bench_db.sh.
+//   --matrix FILE    NCBI matrix; default $HELIX_NCBI_DATA/BLOSUM62, else
+//                    /usr/share/ncbi/data/BLOSUM62.
+//   --cpu-threads N  threads of the CPU engine; default 0 = one per hardware thread.
+//
+// Queries: for each length 100, 500, 1000, 2000, 5000 (the benchmark's
+// argument), the database's first sequence of the length closest to it. One
+// iteration scores that query against every target; loading the targets (the
+// GPU's upload) happens once, outside the timing. Counters: gcups,
+// target_residues, targets, query_length, host_cpu_cores (process CPU time /
+// wall time), score_sum (the engines must agree on it).
+//
+// BM_SwGpu: make_gpu_engine(0), skipped without a CUDA device. BM_SwCpu: the
+// parasail CPU engine (make_cpu_engine), the peer.
+//
+// On the GPU machine (carry the build folder, the FASTA, the matrix and
+// libparasail.so.8, which the machine may lack), e.g.:
+//   scripts/make_bench_db.sh build-swcpu/bench_db.fasta.gz 80000
+//   cp /usr/share/ncbi/data/BLOSUM62 /usr/lib/x86_64-linux-gnu/libparasail.so.8 build-swcpu/
+//   cd build-swcpu && LD_LIBRARY_PATH=. bench/sw_bench --db bench_db.fasta.gz --matrix BLOSUM62
+//       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true     (one line)
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_util.h"
+
+#include "sw.h"
+#include "sw_engine.h"
+
+namespace {
+
+using namespace helix::sw;
+
+std::string g_db = "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz";
+std::string g_matrix = [] {
+  const char* dir = std::getenv("HELIX_NCBI_DATA");
+  return std::string(dir ? dir : "/usr/share/ncbi/data") + "/BLOSUM62";
+}();
+int g_cpu_threads = 0;
+const GapPenalties kGaps = gaps_from_blast(11, 1);
+
+// For each "--name VALUE" in argv whose name is listed, stores VALUE and removes both words.
+void take_string_flags(int& argc, char** argv, const std::vector<std::pair<const char*, std::string*>>& flags) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string* target = nullptr;
+    for (const auto& [name, value] : flags)
+      if (i + 1 < argc && std::strcmp(argv[i], name) == 0) target = value;
+    if (target) {
+      *target = argv[++i];
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+}
+
+// A whole file, gunzipped when it is gzip (zlib passes plain files through).
+std::string read_maybe_gzipped(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) throw std::runtime_error("sw_bench: cannot open " + path);
+  std::string text;
+  std::vector<char> buffer(1 << 20);
+  int got;
+  while ((got = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) text.append(buffer.data(), got);
+  gzclose(file);
+  if (got < 0) throw std::runtime_error("sw_bench: cannot read " + path);
+  return text;
+}
+
+struct Database {
+  std::vector<FastaRecord> records;
+  TargetSet targets;
+  ScoreMatrix matrix;
+};
+
+const Database& database() {
+  static const Database db = [] {
+    Database made;
+    made.records = parse_fasta(read_maybe_gzipped(g_db), g_db);
+    if (made.records.empty()) throw std::runtime_error("sw_bench: " + g_db + " holds no sequences");
+    std::vector<std::vector<std::uint8_t>> sequences;
+    for (const auto& record : made.records) sequences.push_back(record.residues);
+    made.targets = make_target_set(sequences);
+    made.matrix = read_ncbi_matrix(g_matrix);
+    return made;
+  }();
+  return db;
+}
+
+// The database's first sequence whose length is closest to `length`.
+const FastaRecord& query_near(std::size_t length) {
+  const auto& records = database().records;
+  const FastaRecord* best = &records.front();
+  auto distance = [&](const FastaRecord& r) {
+    return r.residues.size() > length ? r.residues.size() - length : length - r.residues.size();
+  };
+  for (const auto& record : records)
+    if (distance(record) < distance(*best)) best = &record;
+  return *best;
+}
+
+using helix::bench::process_cpu_seconds;
+
+void search(benchmark::State& state, SwEngine& engine) {
+  const Database& db = database();
+  const FastaRecord& query = query_near(static_cast<std::size_t>(state.range(0)));
+  double wall = 0, cpu = 0;
+  std::int64_t score_sum = 0;
+  for (auto _ : state) {
+    const double cpu_before = process_cpu_seconds();
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<std::int32_t> scores = engine.scores(query.residues, db.matrix, kGaps);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    wall += elapsed.count();
+    cpu += process_cpu_seconds() - cpu_before;
+    state.SetIterationTime(elapsed.count());
+    score_sum = 0;
+    for (std::int32_t score : scores) score_sum += score;
+  }
+  benchmark::DoNotOptimize(score_sum);
+  const double residues = static_cast<double>(db.targets.residues.size());
+  const double cells = static_cast<double>(query.residues.size()) * residues * static_cast<double>(state.iterations());
+  state.counters["gcups"] = cells / wall / 1e9;
+  state.counters["target_residues"] = residues;
+  state.counters["targets"] = static_cast<double>(db.targets.size());
+  state.counters["query_length"] = static_cast<double>(query.residues.size());
+  state.counters["host_cpu_cores"] = cpu / wall;
+  state.counters["score_sum"] = static_cast<double>(score_sum);
+  state.SetLabel(engine.description() + ", query " + query.id);
+}
+
+// One engine of each kind for the whole run: the targets are loaded once.
+SwEngine& loaded(std::unique_ptr<SwEngine>& engine, std::unique_ptr<SwEngine> (*make)()) {
+  if (!engine) {
+    engine = make();
+    engine->load_targets(database().targets);
+  }
+  return *engine;
+}
+
+void BM_SwGpu(benchmark::State& state) {
+  if (sw_gpu_device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  static std::unique_ptr<SwEngine> engine;
+  search(state, loaded(engine, [] { return make_gpu_engine(0); }));
+}
+
+void BM_SwCpu(benchmark::State& state) {
+  static std::unique_ptr<SwEngine> engine;
+  search(state, loaded(engine, [] { return make_cpu_engine(g_cpu_threads); }));
+}
+
+void query_lengths(benchmark::internal::Benchmark* b) {
+  for (int length : {100, 500, 1000, 2000, 5000}) b->Arg(length);
+  b->ArgName("query")->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_SwGpu)->Apply(query_lengths);
+BENCHMARK(BM_SwCpu)->Apply(query_lengths);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  take_string_flags(argc, argv, {{"--db", &g_db}, {"--matrix", &g_matrix}});
+  helix::bench::take_int_flags(argc, argv, {{"--cpu-threads", &g_cpu_threads}});
+  benchmark::Initialize(&argc, argv);
+  try {
+    const Database& db = database();  // read before any timing; a bad file stops here with one line
+    std::cerr << "sw_bench: " << g_db << ": " << db.targets.size() << " targets, " << db.targets.residues.size()
+              << " residues\n";
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
