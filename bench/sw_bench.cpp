@@ -23,12 +23,14 @@
 // BM_SwGpu: make_gpu_engine(0), skipped without a CUDA device. BM_SwCpu: the
 // parasail CPU engine (make_cpu_engine), the peer.
 //
-// On the GPU machine (carry the build folder, the FASTA, the matrix and
-// libparasail.so.8, which the machine may lack), e.g.:
-//   scripts/make_bench_db.sh build-swcpu/bench_db.fasta.gz 80000
-//   cp /usr/share/ncbi/data/BLOSUM62 /usr/lib/x86_64-linux-gnu/libparasail.so.8 build-swcpu/
-//   cd build-swcpu && LD_LIBRARY_PATH=. bench/sw_bench --db bench_db.fasta.gz --matrix BLOSUM62
-//       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true     (one line)
+// On the GPU machine, which has neither parasail, Debian's libbenchmark.so.1debian,
+// ncbi-data nor the example data: carry one folder (33 MB) holding the binary,
+// those two libraries, the matrix and the FASTA:
+//   scripts/make_bench_db.sh build/swdev/bench_db.fasta.gz 80000
+//   cp build/bench/sw_bench /usr/share/ncbi/data/BLOSUM62 /usr/lib/x86_64-linux-gnu/libparasail.so.8
+//      /lib/x86_64-linux-gnu/libbenchmark.so.1debian build/swdev/                      (one line)
+//   there: cd build/swdev && LD_LIBRARY_PATH=. ./sw_bench --db bench_db.fasta.gz --matrix BLOSUM62
+//      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true               (one line)
 #include <zlib.h>
 
 #include <chrono>
