@@ -143,9 +143,12 @@ __device__ __forceinline__ int pair_residue(const std::uint32_t* words, std::uin
 }
 
 __global__ void __launch_bounds__(kThreadsPerBlock) pair_kernel(PairArguments a) {
-  const std::uint32_t pair = blockIdx.x * kThreadsPerBlock + threadIdx.x;
-  const std::uint32_t first = 2 * pair, second = first + 1;
-  if (first >= a.target_count) return;
+  // Longest pairs first: blocks start in index order, so the slowest ones
+  // must not be left for the end (the tail would idle the GPU).
+  const std::uint32_t pairs = (a.target_count + 1) / 2;
+  const std::uint32_t thread = blockIdx.x * kThreadsPerBlock + threadIdx.x;
+  if (thread >= pairs) return;
+  const std::uint32_t first = 2 * (pairs - 1 - thread), second = first + 1;
   const std::uint32_t length_first = a.lengths[first];
   const std::uint32_t length_second = second < a.target_count ? a.lengths[second] : 0;
   const std::uint32_t length = max(length_first, length_second);
@@ -205,13 +208,81 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_kernel(PairArguments a)
   }
 }
 
+// ------------------------------------------------------------ long targets
+//
+// Targets longer than kLongTarget would keep one thread busy long after the
+// rest have finished, so each gets a whole warp (intra-sequence): lane k owns
+// query strip 32 p + k of pass p and processes target column j at step
+// j + k, taking the row above its strip (H, F at column j) from lane k - 1
+// by shuffle; lane 0 takes it from the scratch row the previous pass's lane
+// 31 left. 32-bit cells, so no saturation.
+constexpr std::uint32_t kLongTarget = 4096;
+
+__global__ void __launch_bounds__(kThreadsPerBlock) long_kernel(KernelArguments a, std::uint32_t first_long) {
+  const std::uint32_t target = first_long + (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
+  if (target >= a.target_count) return;  // whole warps leave together
+  const int lane = threadIdx.x % 32;
+  const WarpSlice warp = a.warps[target / 32];
+  const std::uint32_t* words = a.packed_residues + warp.word_base + target % 32;
+  int2* scratch = a.scratch + warp.scratch_base + target % 32;
+  const std::uint32_t length = a.lengths[target];
+  int best = 0;
+  for (int pass = 0; pass * 32 < a.strips; ++pass) {
+    const char4* strip_profile =
+        a.profile + static_cast<std::size_t>(pass * 32 + lane) * kAlphabetSize * (kStripRows / 4);
+    int h[kStripRows], e[kStripRows];
+#pragma unroll
+    for (int r = 0; r < kStripRows; ++r) h[r] = 0, e[r] = kNegativeInfinity;
+    int out_h = 0, out_f = kNegativeInfinity, above_previous = 0;
+    for (std::uint32_t step = 0; step < length + 31; ++step) {
+      const int from_h = __shfl_up_sync(0xffffffffu, out_h, 1), from_f = __shfl_up_sync(0xffffffffu, out_f, 1);
+      const std::int64_t j = static_cast<std::int64_t>(step) - lane;
+      if (j < 0 || j >= length) continue;
+      int h_above = from_h, f = from_f;
+      if (lane == 0) {
+        h_above = 0, f = kNegativeInfinity;
+        if (pass > 0) {
+          const int2 saved = scratch[32ull * j];
+          h_above = saved.x, f = saved.y;
+        }
+      }
+      int diagonal = j == 0 ? 0 : above_previous;
+      above_previous = h_above;
+      const int code = (__ldg(words + 32ull * (j / 4)) >> (8 * (j % 4))) & 0xFF;
+      char4 scores[kStripRows / 4];
+#pragma unroll
+      for (int k = 0; k < kStripRows / 4; ++k) scores[k] = __ldg(strip_profile + code * (kStripRows / 4) + k);
+      const signed char* s = reinterpret_cast<const signed char*>(scores);
+#pragma unroll
+      for (int r = 0; r < kStripRows; ++r) {
+        e[r] = __viaddmax_s32(h[r], -a.gap_open, e[r] - a.gap_extend);
+        f = __viaddmax_s32(h_above, -a.gap_open, f - a.gap_extend);
+        const int h_new = __vimax3_s32_relu(diagonal + s[r], e[r], f);
+        diagonal = h[r];
+        h[r] = h_new;
+        h_above = h_new;
+        best = max(best, h_new);
+      }
+      out_h = h_above, out_f = f;
+      if (lane == 31) scratch[32ull * j] = make_int2(out_h, out_f);
+    }
+    __syncwarp();  // lane 31's row is visible to lane 0 in the next pass
+  }
+  for (int step = 16; step >= 1; step /= 2) best = max(best, __shfl_xor_sync(0xffffffffu, best, step));
+  if (lane == 0) a.scores[target] = best;
+}
+
 class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
+    check_cuda(cudaStreamCreateWithFlags(&long_stream_, cudaStreamNonBlocking), "creating a stream");
+    check_cuda(cudaEventCreateWithFlags(&long_done_, cudaEventDisableTiming), "creating an event");
   }
   ~GpuEngine() override {
+    if (long_done_) cudaEventDestroy(long_done_);
+    if (long_stream_) cudaStreamDestroy(long_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
   std::string description() const override {
@@ -251,6 +322,8 @@ class GpuEngine final : public SwEngine {
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
     target_count_ = n;
+    short_count_ = static_cast<std::size_t>(
+        std::upper_bound(lengths.begin(), lengths.end(), kLongTarget) - lengths.begin());  // sorted
   }
 
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
@@ -259,7 +332,15 @@ class GpuEngine final : public SwEngine {
     if (target_count_ == 0 || query.empty()) return result;
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
-    score_pairs(query, matrix, gaps, strips);
+    // Both profiles before any launch: reallocating a buffer (cudaFree) while
+    // a kernel runs would wait for it.
+    upload_profile8(query, matrix, strips);
+    upload_profile16(query, matrix, strips);
+    // Long targets on their own stream, started first, beside the pairs.
+    if (short_count_ < target_count_) score_long_targets(query, matrix, gaps, strips);
+    if (short_count_ > 0) score_pairs(query, matrix, gaps, strips);
+    check_cuda(cudaEventRecord(long_done_, long_stream_), "recording the long targets' end");
+    check_cuda(cudaStreamWaitEvent(stream_, long_done_, 0), "joining the long targets' stream");
     std::uint32_t flagged = 0;
     check_cuda(cudaMemcpyAsync(&flagged, flagged_count_.data, sizeof flagged, cudaMemcpyDeviceToHost, stream_),
                "copying the saturation count back");
@@ -289,17 +370,20 @@ class GpuEngine final : public SwEngine {
     return profile;
   }
 
-  void score_pairs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                   int strips) {
+  void upload_profile16(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
     const std::vector<std::int16_t> profile = make_profile<std::int16_t>(query, matrix, strips, kAlphabetSize + 1);
     profile16_.upload(reinterpret_cast<const std::uint32_t*>(profile.data()), profile.size() / 2,
                       "copying the query profile");
+  }
+
+  void score_pairs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
+                   int strips) {
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
     const std::uint32_t minus_open = static_cast<std::uint16_t>(-gaps.open);
     PairArguments args{packed_.data,
                        warps_.data,
                        lengths_.data,
-                       static_cast<std::uint32_t>(target_count_),
+                       static_cast<std::uint32_t>(short_count_),
                        profile16_.data,
                        strips,
                        minus_open * 0x10001u,
@@ -309,17 +393,34 @@ class GpuEngine final : public SwEngine {
                        scores_.data,
                        flagged_.data,
                        flagged_count_.data};
-    const std::size_t pairs = (target_count_ + 1) / 2;
+    const std::size_t pairs = (short_count_ + 1) / 2;
     pair_kernel<<<static_cast<unsigned>((pairs + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock, 0,
                   stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the SW kernel");
   }
 
+  // The 8-bit profile of the 32-bit kernels, padded to whole passes of 32 strips.
+  void upload_profile8(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
+    const int padded = (strips + 31) / 32 * 32;
+    const std::vector<std::int8_t> profile = make_profile<std::int8_t>(query, matrix, padded, kAlphabetSize);
+    profile8_.upload(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
+  }
+
+  // Targets longer than kLongTarget: a warp each.
+  void score_long_targets(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
+                          int strips) {
+    KernelArguments args{packed_.data, warps_.data, lengths_.data, static_cast<std::uint32_t>(target_count_),
+                         profile8_.data, strips, gaps.open, gaps.extend, scratch_.data, scores_.data, nullptr};
+    const std::size_t warps = target_count_ - short_count_;
+    const std::size_t per_block = kThreadsPerBlock / 32;
+    long_kernel<<<static_cast<unsigned>((warps + per_block - 1) / per_block), kThreadsPerBlock, 0, long_stream_>>>(
+        args, static_cast<std::uint32_t>(short_count_));
+    check_cuda(cudaGetLastError(), "launching the long-target SW kernel");
+  }
+
   // Targets whose 16-bit best may have saturated, again with 32-bit cells.
   void rescore_in_32_bits(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
                           int strips, std::uint32_t flagged) {
-    const std::vector<std::int8_t> profile = make_profile<std::int8_t>(query, matrix, strips, kAlphabetSize);
-    profile8_.upload(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
     KernelArguments args{packed_.data, warps_.data, lengths_.data, flagged, profile8_.data, strips, gaps.open,
                          gaps.extend, scratch_.data, scores_.data, flagged_.data};
     score_kernel<<<(flagged + kThreadsPerBlock - 1) / kThreadsPerBlock, kThreadsPerBlock, 0, stream_>>>(args);
@@ -329,8 +430,11 @@ class GpuEngine final : public SwEngine {
 
   std::string name_;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t long_stream_ = nullptr;  // the long targets' kernel, beside the pairs'
+  cudaEvent_t long_done_ = nullptr;
   std::vector<std::size_t> order_;  // sorted position -> original target index
   std::size_t target_count_ = 0;
+  std::size_t short_count_ = 0;  // sorted targets [0, short_count_) go to the pair kernel, the rest to long_kernel
   DeviceBuffer<std::uint32_t> packed_;
   DeviceBuffer<WarpSlice> warps_;
   DeviceBuffer<std::uint32_t> lengths_;

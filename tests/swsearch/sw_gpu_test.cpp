@@ -81,5 +81,19 @@ TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
   EXPECT_GT(reference->scores(tryptophans, blosum62, {11, 1})[3], 32767);  // 3100 x 11
 }
 
+TEST_F(SwGpu, LongTargetsTakeAWarpEach) {
+  // Targets above 4096 residues go to the intra-sequence kernel: lengths on
+  // both sides of the threshold, queries shorter than a pass (1024 rows),
+  // exactly one and several passes.
+  std::uint32_t state = 23;
+  std::vector<std::vector<std::uint8_t>> targets;
+  for (int length : {4095, 4096, 4097, 5000, 7777, 12001, 300, 4500}) targets.push_back(random_protein(state, length));
+  targets.push_back(targets[4]);  // a long target equal to a query below: a score far beyond 16 bits
+  std::vector<std::vector<std::uint8_t>> queries = {random_protein(state, 1), random_protein(state, 33),
+                                                    random_protein(state, 1024), random_protein(state, 2500)};
+  queries.push_back(targets[4]);
+  expect_reference_scores(queries, targets, read_ncbi_matrix(kMatrixDir + "BLOSUM62"), {11, 1});
+}
+
 }  // namespace
 }  // namespace helix::sw
