@@ -1,0 +1,114 @@
+// sw_server.h: the project-side pieces of the swsearch kind, used by
+// sw_server_kind.cpp (which plugs them into helix::ServerKind) and by tests.
+// The WU and result formats themselves are sw_job.h's (docs/swsearch.md).
+//
+// Contents
+//   WU file names                    wu_name(), chunk_file(), ..., parse_wu_name(), wu_name_of_result_file()
+//   cost and bounds                  kOpsPerCell, ...
+//   check_sw_result(), compare_sw_results()   validator (sw_check.cpp)
+//   create_sw_tables(), store_sw_result(), sw_report()   assimilator (sw_store.cpp)
+//   add_sw_workunit_command()        `helix-wu swsearch make` (sw_workunit.cpp)
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kind.h"
+#include "sw_job.h"
+
+struct sqlite3;
+
+namespace helix::sw {
+
+// ---------------------------------------------------------------- WU file names
+//
+// `helix-wu swsearch make --name P` makes one WU per (query batch b, database
+// chunk c), named "P_b<b>_c<c>". Its inputs, in --out:
+//   params    "<wu>.params.json"
+//   matrix    "P.<MATRIX>"          (one copy for the whole search)
+//   queries   "<wu>.queries.fa"
+//   database  "P.chunk_<c>.hxsw"    (written once, shared by every WU of chunk c)
+// The result's summary echoes the params but not the WU's name, so the
+// validator takes the name from the result's file names, which BOINC makes
+// "<wu>_<replica>_<file index>" (create_work's default result names and
+// OUTFILE_<i>): wu_name_of_result_file() undoes that.
+std::string wu_name(const std::string& prefix, std::size_t batch, std::size_t chunk);
+std::string params_file(const std::string& wu);
+std::string queries_file(const std::string& wu);
+std::string chunk_file(const std::string& prefix, std::size_t chunk);
+std::string matrix_file(const std::string& prefix, const std::string& matrix_name);
+struct WuName {
+  std::string prefix;
+  std::size_t batch = 0, chunk = 0;
+};
+// nullopt when `wu` is not "<prefix>_b<digits>_c<digits>".
+std::optional<WuName> parse_wu_name(const std::string& wu);
+// "<wu>_<digits>_<digits>" -> "<wu>" (the path's file name); "" otherwise.
+std::string wu_name_of_result_file(const std::string& path);
+
+// ---------------------------------------------------------------- cost and bounds
+
+// One dynamic-programming cell of the affine-gap recurrence: a substitution
+// score lookup, three max, two gap updates (open vs extend) and the running
+// best: about 10 operations. rsc_fpops_est = query residues x chunk residues x this.
+constexpr double kOpsPerCell = 10;
+// Database chunk size, in residues, when --chunk-residues is not given: ~20 MB
+// of residues, seconds per query on a GPU, a modest download per WU.
+constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
+// Queries per WU when --queries-per-wu is not given.
+constexpr std::size_t kDefaultQueriesPerWu = 16;
+// The validator refuses summaries above 1 MiB before reading them.
+constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
+// Longest hits line: ids of up to 1000 characters each (decode_chunk's limit),
+// numbers, and a CIGAR of at most 2 x (query + target) characters per column
+// op; the hits file bound is computed per WU from these (sw_workunit.cpp).
+constexpr std::uint64_t kMaxHitLineFixedBytes = 2 * 1000 + 200;
+// The hits file at its largest: top_hits lines per query, and a CIGAR of at
+// most 2 characters per column (query + longest target columns) on the first
+// `alignments` of them.
+std::uint64_t max_hits_bytes(const SwParams& params, const std::vector<int>& query_lengths,
+                             std::uint64_t longest_target);
+
+// ---------------------------------------------------------------- validator
+
+// Validator init mode for files = {hits, summary}; docs/server.md lists the
+// checks. With options.inputs_dir the WU's inputs are read there and a sample
+// of reported and unreported pairs is re-scored with sw_score(). Never throws.
+CheckOutcome check_sw_result(const std::vector<std::string>& files, const ServerOptions& options);
+// How many pairs the spot check re-scores: reported pairs and unreported
+// (query, target) pairs, drawn at random (seed 0: from std::random_device, so
+// a forger cannot know which); when a budget covers every pair, all are checked.
+struct SpotCheck {
+  std::size_t reported = 32;
+  std::size_t unreported = 32;
+  unsigned seed = 0;
+};
+CheckOutcome check_sw_result(const std::vector<std::string>& files, const ServerOptions& options,
+                             const SpotCheck& spot);
+// Equivalent iff the hits are equal field for field (bits and E-value within
+// 1e-9 relative) and the summaries equal as JSON apart from "engine". Never throws.
+CheckOutcome compare_sw_results(const std::vector<std::string>& files_a, const std::vector<std::string>& files_b);
+
+// ---------------------------------------------------------------- assimilator
+
+// Creates sw_hits (docs/database.md) if absent. Throws std::runtime_error on SQL errors.
+void create_sw_tables(sqlite3* db);
+// INSERT OR REPLACE of one result's hits (the caller holds the transaction).
+// Throws InputError for unreadable or malformed files.
+void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files);
+// The merged ranking of every query over all stored chunks: per query the
+// top_hits best by score desc, then target_ordinal asc, exactly what one run
+// over the whole database reports. A stored hit's alignment (starts,
+// identities, length, CIGAR) is kept only within the first `alignments` of
+// the merged ranking, as a whole-database run would have it; ends always.
+// Queries in query_id order.
+std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments);
+
+// ---------------------------------------------------------------- work generator
+
+// Adds `swsearch` with its subcommand make under `parent`.
+void add_sw_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+
+}  // namespace helix::sw

@@ -1,0 +1,89 @@
+// sw_store.cpp: accepted swsearch results in SQLite: one row per reported hit
+// in sw_hits, as returned (bits and E-value as printed, read back as REALs).
+// INSERT OR REPLACE on (wu_id, query_id, target_ordinal) makes re-assimilating
+// a WU a no-op. sw_report() merges the chunks' rankings per query. Schema:
+// docs/database.md.
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/sqlite_support.h"
+#include "sw_server.h"
+
+namespace helix::sw {
+
+void create_sw_tables(sqlite3* db) {
+  execute(db,
+          "CREATE TABLE IF NOT EXISTS sw_hits ("
+          " wu_id INTEGER NOT NULL, query_id TEXT NOT NULL, target_id TEXT NOT NULL, target_ordinal INTEGER NOT NULL,"
+          " score INTEGER NOT NULL, bits REAL NOT NULL, evalue REAL NOT NULL,"
+          " query_start INTEGER NOT NULL, query_end INTEGER NOT NULL, target_start INTEGER NOT NULL,"
+          " target_end INTEGER NOT NULL, identities INTEGER NOT NULL, length INTEGER NOT NULL, cigar TEXT NOT NULL,"
+          " PRIMARY KEY (wu_id, query_id, target_ordinal));"
+          "CREATE INDEX IF NOT EXISTS sw_hits_by_query ON sw_hits (query_id, score DESC, target_ordinal);");
+}
+
+void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
+  if (files.size() != 2) throw InputError("a swsearch result has 2 files (hits, summary)");
+  const auto rows = parse_hits_tsv(read_file_text(files[0]));
+  Statement insert(db, "INSERT OR REPLACE INTO sw_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const auto& f : rows) {
+    insert.bind(wu_id).bind(f[0]).bind(f[1]).bind(std::stoll(f[12])).bind(std::stoll(f[2]));
+    insert.bind(std::stod(f[3])).bind(std::stod(f[4]));
+    for (int k = 5; k <= 10; ++k) insert.bind(std::stoll(f[k]));
+    insert.bind(f[11] == "-" ? std::string() : f[11]).run();
+  }
+}
+
+namespace {
+
+// Per query, every stored hit ranked over all chunks; the alignment columns
+// blanked past the first `alignments` of the merged ranking.
+constexpr const char* kReportSql =
+    "SELECT query_id, target_id, target_ordinal, score, bits, evalue, rank <= ?2 AS aligned,"
+    " query_start, query_end, target_start, target_end, identities, length, cigar FROM ("
+    "  SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal ASC) AS rank"
+    "  FROM sw_hits)"
+    " WHERE rank <= ?1 ORDER BY query_id, rank";
+
+Hit hit_of_row(sqlite3_stmt* row) {
+  Hit h;
+  h.target_id = reinterpret_cast<const char*>(sqlite3_column_text(row, 1));
+  h.target_ordinal = static_cast<std::uint64_t>(sqlite3_column_int64(row, 2));
+  h.score = sqlite3_column_int(row, 3);
+  h.bits = sqlite3_column_double(row, 4);
+  h.evalue = sqlite3_column_double(row, 5);
+  const bool aligned = sqlite3_column_int(row, 6) != 0;
+  h.query_end = sqlite3_column_int(row, 8);
+  h.target_end = sqlite3_column_int(row, 10);
+  if (!aligned) return h;
+  h.query_start = sqlite3_column_int(row, 7);
+  h.target_start = sqlite3_column_int(row, 9);
+  h.identities = sqlite3_column_int(row, 11);
+  h.length = sqlite3_column_int(row, 12);
+  h.cigar = reinterpret_cast<const char*>(sqlite3_column_text(row, 13));
+  return h;
+}
+
+}  // namespace
+
+std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, kReportSql, -1, &statement, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  sqlite3_bind_int(statement, 1, top_hits);
+  sqlite3_bind_int(statement, 2, alignments);
+  std::vector<QueryHits> report;
+  int code;
+  while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
+    const std::string query_id = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    if (report.empty() || report.back().query_id != query_id) report.push_back({query_id, 0, {}});
+    report.back().hits.push_back(hit_of_row(statement));
+  }
+  sqlite3_finalize(statement);
+  if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  return report;
+}
+
+}  // namespace helix::sw

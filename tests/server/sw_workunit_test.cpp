@@ -1,0 +1,97 @@
+// sw_workunit_test.cpp: `helix-wu swsearch make` on globins45.fa: chunks in
+// FASTA order sharing one file per chunk, whole-database totals in every WU,
+// the cost estimate, and bad input refused with nothing written.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/file_io.h"
+#include "server_test_util.h"
+#include "sw_test_util.h"
+#include "swsearch/sw_server.h"
+
+namespace helix::test {
+namespace {
+namespace fs = std::filesystem;
+
+std::uint64_t residues_of(const std::vector<sw::FastaRecord>& records) {
+  std::uint64_t total = 0;
+  for (const auto& r : records) total += r.residues.size();
+  return total;
+}
+
+TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string dir = scratch_dir("sw_wu"), out = dir + "/out";
+  const auto database = sw::parse_fasta(read_file_text(kGlobins), "globins");
+  const auto run = run_sw_wu({"swsearch", "make", "--db", kGlobins, "--queries", globin_queries(dir, 3),
+                              "--chunk-residues", "2300", "--queries-per-wu", "2", "--name", "gl", "--out", out});
+  ASSERT_EQ(run.error, "");
+  ASSERT_EQ(database.size(), 45u);
+  ASSERT_EQ(run.specs.size(), 2u * 3u);  // batches {0,1}, {2}; chunks of <= 2300 residues
+  EXPECT_EQ(run.specs[0].name, "gl_b0_c0");
+  EXPECT_EQ(run.specs[5].name, "gl_b1_c2");
+  std::uint64_t ordinal = 0;
+  for (std::size_t c = 0; c < 3; ++c) {
+    const WorkunitSpec& spec = run.specs[c];
+    ASSERT_EQ(spec.inputs.size(), 4u);
+    EXPECT_EQ(spec.inputs[0].first, "params");
+    EXPECT_EQ(spec.inputs[3].second, out + "/gl.chunk_" + std::to_string(c) + ".hxsw");
+    EXPECT_EQ(run.specs[3 + c].inputs[3].second, spec.inputs[3].second);  // shared by both batches
+    EXPECT_EQ(spec.inputs[1].second, out + "/gl.BLOSUM62");
+    EXPECT_EQ(spec.outputs, (std::vector<std::string>{"hits", "summary"}));
+    const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
+    EXPECT_EQ(params.database_residues, residues_of(database));
+    EXPECT_EQ(params.database_sequences, 45u);
+    EXPECT_EQ(params.gaps.open, 12);
+    EXPECT_EQ(params.gaps.extend, 1);
+    const auto chunk = sw::decode_chunk(read_file_bytes(spec.inputs[3].second), params.database_residues);
+    EXPECT_LE(chunk.targets.residues.size(), 2300u);
+    // Chunks hold consecutive FASTA records: ordinals continue from the last chunk's.
+    std::vector<std::uint64_t> ordinals = chunk.ordinals;
+    std::sort(ordinals.begin(), ordinals.end());
+    for (std::uint64_t o : ordinals) {
+      EXPECT_EQ(o, ordinal);
+      EXPECT_EQ(chunk.ids[std::find(chunk.ordinals.begin(), chunk.ordinals.end(), o) - chunk.ordinals.begin()],
+                database[o].id);
+      ++ordinal;
+    }
+    const double query_residues = database[0].residues.size() + database[1].residues.size();
+    EXPECT_DOUBLE_EQ(spec.fpops_estimate, query_residues * chunk.targets.residues.size() * sw::kOpsPerCell);
+    EXPECT_DOUBLE_EQ(spec.fpops_bound, 20 * spec.fpops_estimate);
+    EXPECT_TRUE(fs::exists(out + "/" + spec.name + ".wu_template.xml"));
+  }
+  EXPECT_EQ(ordinal, 45u);
+  const auto queries = sw::parse_fasta(read_file_text(run.specs[3].inputs[2].second), "batch 1");
+  ASSERT_EQ(queries.size(), 1u);
+  EXPECT_EQ(queries[0].id, database[2].id);
+}
+
+// Each refusal is one line naming the problem, and --out stays empty.
+void expect_refused(const std::vector<std::string>& extra, const std::string& db_text, const std::string& needle) {
+  const std::string dir = scratch_dir("sw_wu_bad"), out = dir + "/out";
+  write_file_atomic(dir + "/db.fa", db_text);
+  std::vector<std::string> args{"swsearch", "make", "--db", dir + "/db.fa", "--queries", globin_queries(dir, 1),
+                                "--name", "bad", "--out", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto run = run_sw_wu(args);
+  EXPECT_NE(run.error.find(needle), std::string::npos) << run.error;
+  EXPECT_EQ(run.error.find('\n'), std::string::npos) << run.error;
+  EXPECT_TRUE(run.specs.empty());
+  EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out));
+}
+
+TEST(SwWorkunit, BadInputIsRefusedWithNothingWritten) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string good = ">a\nMKVLAAGIVG\n>b\nMHHHWWKLLA\n";
+  expect_refused({}, ">a\nMKV1LA\n", "'1'");
+  expect_refused({}, ">a\nMKVLA\n>b\n", "b");  // truncated: a header with no sequence
+  expect_refused({}, ">a\n\n>b\nMKV\n", "a");   // empty sequence
+  expect_refused({"--matrix", "NOSUCH62"}, good, "unknown matrix NOSUCH62");
+  expect_refused({"--gap-open", "-11"}, good, "");
+  expect_refused({"--gap-open", "30", "--gap-extend", "5"}, good, "");  // no Karlin-Altschul estimate
+}
+
+}  // namespace
+}  // namespace helix::test
