@@ -20,6 +20,10 @@
 #    with the well detector (helix-wu glcm make --detect-well), run on GPU (or
 #    CPU) and CPU, validated with CPU spot checks, compared, assimilated, a
 #    few table rows printed and feature maps rendered as PNG;
+#    then swsearch: three real globins (hmmer-examples) against mmseqs2's
+#    example database of 20,000 UniProt proteins in two chunks (two WUs), each
+#    run on GPU (or CPU) and CPU, validated with CPU re-scoring, compared,
+#    assimilated, and the best hits over the whole database printed;
 # 3. lists the files worth looking at.
 #
 # Environment: HELIX_DEMO_SIZE="NX NY NZ" (default "160 160 40").
@@ -183,6 +187,63 @@ for image in brick grass gravel; do
   done
 done
 
+# ------------------------------------------------------------------ swsearch
+step "swsearch: work units (helix-wu swsearch make): 3 globins (HBB_HUMAN, MYG_HORSE, HBA_TRIOC) x mmseqs2's 20,000-protein example database"
+mkdir -p "$out/sw_input"
+zcat /usr/share/doc/mmseqs2/example-data/DB.fasta.gz >"$out/sw_input/db.fasta"
+cat /usr/share/doc/hmmer/examples/tutorial/HBB_HUMAN >"$out/sw_input/queries.fasta"
+awk '/^>/ { keep = ($1 == ">MYG_HORSE" || $1 == ">HBA_TRIOC") } keep' \
+  /usr/share/doc/hmmer/examples/tutorial/globins45.fa >>"$out/sw_input/queries.fasta"
+"$helix_wu" swsearch make --db "$out/sw_input/db.fasta" --queries "$out/sw_input/queries.fasta" \
+  --chunk-residues 5000000 --top-hits 20 --alignments 3 --name demo_sw --out "$out/wu_sw"
+
+# A slot of BOINC soft links for one WU; BOINC names a result's files
+# <wu>_<replica>_<file index>, which is how the validator finds the WU.
+make_sw_slot() {
+  local slot=$1 unit=$2 chunk=${2##*_}
+  mkdir -p "$slot"
+  printf '<soft_link>../wu_sw/%s.params.json</soft_link>\n' "$unit" >"$slot/params"
+  printf '<soft_link>../wu_sw/demo_sw.BLOSUM62</soft_link>\n' >"$slot/matrix"
+  printf '<soft_link>../wu_sw/%s.queries.fa</soft_link>\n' "$unit" >"$slot/queries"
+  printf '<soft_link>../wu_sw/demo_sw.chunk_%s.hxsw</soft_link>\n' "${chunk#c}" >"$slot/database"
+}
+mkdir -p "$out/sw_results"
+for sw_wu in demo_sw_b0_c0 demo_sw_b0_c1; do
+  for replica in 0 1; do
+    slot="$out/sw_slot_${sw_wu}_$replica"
+    make_sw_slot "$slot" "$sw_wu"
+    if [[ $replica == 0 ]]; then
+      step "swsearch $sw_wu, result 0: app on $first_label"
+      run_slot "$slot" "${first_device[@]}"
+    else
+      step "swsearch $sw_wu, result 1: app on CPU (--cpu)"
+      run_slot "$slot" --cpu
+    fi
+    cp "$slot/hits" "$out/sw_results/${sw_wu}_${replica}_0"
+    cp "$slot/summary" "$out/sw_results/${sw_wu}_${replica}_1"
+  done
+done
+
+step "swsearch validation (init --inputs: structure, CPU re-scoring of reported and unreported pairs; compare)"
+for sw_wu in demo_sw_b0_c0 demo_sw_b0_c1; do
+  for replica in 0 1; do
+    "$helix_validate" init --inputs "$out/wu_sw" "$out/sw_results/${sw_wu}_${replica}_0" "$out/sw_results/${sw_wu}_${replica}_1" ||
+      { echo "demo: error: helix-validate init rejected $sw_wu replica $replica" >&2; exit 1; }
+  done
+  "$helix_validate" compare "$out/sw_results/${sw_wu}_0_0" "$out/sw_results/${sw_wu}_0_1" \
+    "$out/sw_results/${sw_wu}_1_0" "$out/sw_results/${sw_wu}_1_1" ||
+    { echo "demo: error: the two results of $sw_wu differ" >&2; exit 1; }
+  echo "  $sw_wu: both results valid and equivalent"
+done
+
+step "swsearch assimilation (WU ids 3, 4: the two chunks) and the best hits over the whole database"
+"$helix_assimilate" --db "$out/results.sqlite" 3 "$out/sw_results/demo_sw_b0_c0_0_0" "$out/sw_results/demo_sw_b0_c0_0_1"
+"$helix_assimilate" --db "$out/results.sqlite" 4 "$out/sw_results/demo_sw_b0_c1_0_0" "$out/sw_results/demo_sw_b0_c1_0_1"
+sqlite3 -header -column "$out/results.sqlite" \
+  "SELECT query_id, target_id, score, printf('%.1f', bits) AS bits, printf('%.2e', evalue) AS evalue, cigar
+   FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal) AS rank FROM sw_hits)
+   WHERE rank <= 3 ORDER BY query_id, rank;"
+
 step "files to look at"
 look() { printf '  %-32s %s\n' "$1" "$2"; }
 look "demo-out/render/*.png" "CT slices with the segmentation over them"
@@ -195,3 +256,4 @@ ls "$out/render" | sed 's/^/    /'
 look "demo-out/glcm_maps/*.png" "glcm feature maps (one pixel per window, brighter = larger)"
 look "demo-out/glcm_slot1/features" "the glcm result's table (TSV): levels x distances x features x max/mean/min/range"
 look "demo-out/wu_glcm/" "the glcm work unit: params, plates, detected-well masks, templates"
+look "demo-out/sw_results/" "the swsearch results (hits tables, summaries), named as BOINC names them"

@@ -290,7 +290,9 @@ void check_unreported_pair(const std::vector<Hit>& hits, std::size_t target_inde
     if (h.target_ordinal == ordinal) return;
   const int score = sw_score(query, target_of(wu.chunk, target_index), wu.matrix, params.gaps).score;
   const bool full = static_cast<int>(hits.size()) == params.top_hits;
-  const bool beats = full ? ranks_before(Hit{"", ordinal, score}, hits.back()) : score > 0;
+  Hit unreported;
+  unreported.target_ordinal = ordinal, unreported.score = score;
+  const bool beats = full ? ranks_before(unreported, hits.back()) : score > 0;
   require(!beats, "unreported target " + wu.chunk.ids[target_index] + " scores " + std::to_string(score) +
                       ", which belongs in the reported hits");
 }
