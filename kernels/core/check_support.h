@@ -4,6 +4,7 @@
 //
 //   Rejection, reject(), require(), server_trouble()   how a check says no
 //   read_bounded()   a returned file, refused before reading when oversized
+//   integer_field()  a summary's integer member, range-checked
 //   outcome_of()     runs a check, never throws
 #pragma once
 #include <cstdint>
@@ -39,6 +40,16 @@ inline std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint
   if (size > max_bytes)
     reject(what + " is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " its WU allows");
   return read_file_bytes(path);
+}
+
+// A summary's integer member within [low, high] (get<int64_t> alone would
+// silently truncate 1.5).
+inline std::int64_t integer_field(const nlohmann::json& object, const char* key, std::int64_t low, std::int64_t high) {
+  const auto& value = object.at(key);
+  require(value.is_number_integer() && value.get<std::int64_t>() >= low && value.get<std::int64_t>() <= high,
+          std::string("summary field '") + key + "' is not an integer in " + std::to_string(low) + ".." +
+              std::to_string(high));
+  return value.get<std::int64_t>();
 }
 
 template <typename Check>

@@ -33,14 +33,6 @@ nlohmann::json parse_summary(const std::string& path) {
   return summary;
 }
 
-std::int64_t integer_field(const nlohmann::json& object, const char* key, std::int64_t low, std::int64_t high) {
-  const auto& value = object.at(key);
-  require(value.is_number_integer() && value.get<std::int64_t>() >= low && value.get<std::int64_t>() <= high,
-          std::string("summary field '") + key + "' is not an integer in " + std::to_string(low) + ".." +
-              std::to_string(high));
-  return value.get<std::int64_t>();
-}
-
 // One image as the result describes it (the summary's images).
 struct ImageShape {
   std::string name;

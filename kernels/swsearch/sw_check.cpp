@@ -44,14 +44,6 @@ struct Summary {
   std::uint64_t chunk_targets = 0, chunk_residues = 0;
 };
 
-std::int64_t integer_field(const nlohmann::json& object, const char* key, std::int64_t low, std::int64_t high) {
-  const auto& value = object.at(key);
-  require(value.is_number_integer() && value.get<std::int64_t>() >= low && value.get<std::int64_t>() <= high,
-          std::string("summary field '") + key + "' is not an integer in " + std::to_string(low) + ".." +
-              std::to_string(high));
-  return value.get<std::int64_t>();
-}
-
 Summary read_summary(const std::string& path) {
   const auto bytes = read_bounded(path, kMaxSummaryBytes, "summary");
   Summary summary;

@@ -40,25 +40,7 @@ glcm::GreyImage disc_mask(int width, int height, int cx, int cy, int r) {
 }
 
 WuRun run_glcm_wu(const std::vector<std::string>& args) {
-  WuRun run;
-  CLI::App cli{"helix-wu (test)"};
-  cli.require_subcommand(1);
-  glcm::add_glcm_workunit_command(cli, [&run](const WorkunitSpec& spec) {
-    write_workunit_files(spec);
-    run.specs.push_back(spec);
-  });
-  std::vector<std::string> words{"helix-wu"};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  try {
-    cli.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    run.error = error.what();
-  } catch (const InputError& error) {
-    run.error = error.what();
-  }
-  return run;
+  return run_workunit_command(glcm::add_glcm_workunit_command, args);
 }
 
 void GlcmGenuine::write(const glcm::GlcmResult& changed) const {

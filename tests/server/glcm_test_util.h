@@ -8,6 +8,7 @@
 
 #include "core/kind.h"
 #include "glcm/glcm_job.h"
+#include "server_test_util.h"
 
 namespace helix::test {
 
@@ -21,13 +22,7 @@ glcm::GreyImage skimage_crop(const std::string& file_name, int x0, int y0, int w
 // 255 inside the disc (x-cx)^2 + (y-cy)^2 <= r^2, 0 outside.
 glcm::GreyImage disc_mask(int width, int height, int cx, int cy, int r);
 
-// `helix-wu <args...>` with the glcm commands only, in-process. Each WU made
-// gets its BOINC files written exactly as helix-wu does. `error` holds the
-// message of an InputError or CLI error ("" when the command succeeded).
-struct WuRun {
-  std::vector<WorkunitSpec> specs;
-  std::string error;
-};
+// `helix-wu <args...>` with the glcm commands (run_workunit_command).
 WuRun run_glcm_wu(const std::vector<std::string>& args);
 
 struct GlcmGenuine {

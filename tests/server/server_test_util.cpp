@@ -11,7 +11,11 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include "core/directory_runtime.h"
+#include "core/errors.h"
+#include "workunit_writer.h"
 #include "core/file_io.h"
 #include "mrf/mrf_files.h"
 #include "mrf/mrf_phantom.h"
@@ -82,6 +86,28 @@ int line_count(const std::string& text) {
   int lines = 0;
   for (char c : text) lines += c == '\n';
   return lines;
+}
+
+WuRun run_workunit_command(const AddWorkunitCommand& add_command, const std::vector<std::string>& args) {
+  WuRun run;
+  CLI::App cli{"helix-wu (test)"};
+  cli.require_subcommand(1);
+  add_command(cli, [&run](const WorkunitSpec& spec) {
+    write_workunit_files(spec);
+    run.specs.push_back(spec);
+  });
+  std::vector<std::string> words{"helix-wu"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  try {
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    run.error = error.what();
+  } catch (const InputError& error) {
+    run.error = error.what();
+  }
+  return run;
 }
 
 }  // namespace helix::test

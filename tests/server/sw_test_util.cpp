@@ -27,26 +27,8 @@ std::string globin_queries(const std::string& dir, std::size_t count) {
   return path;
 }
 
-SwWuRun run_sw_wu(const std::vector<std::string>& args) {
-  SwWuRun run;
-  CLI::App cli{"helix-wu (test)"};
-  cli.require_subcommand(1);
-  sw::add_sw_workunit_command(cli, [&run](const WorkunitSpec& spec) {
-    write_workunit_files(spec);
-    run.specs.push_back(spec);
-  });
-  std::vector<std::string> words{"helix-wu"};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  try {
-    cli.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    run.error = error.what();
-  } catch (const InputError& error) {
-    run.error = error.what();
-  }
-  return run;
+WuRun run_sw_wu(const std::vector<std::string>& args) {
+  return run_workunit_command(sw::add_sw_workunit_command, args);
 }
 
 SwResult run_sw_spec(const WorkunitSpec& spec, const std::string& result_dir) {

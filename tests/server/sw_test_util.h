@@ -9,6 +9,7 @@
 
 #include "core/kind.h"
 #include "swsearch/sw_job.h"
+#include "server_test_util.h"
 
 namespace helix::test {
 
@@ -21,11 +22,8 @@ bool sw_data_present();
 // The first `count` records of globins45.fa as a FASTA file in `dir`; returns its path.
 std::string globin_queries(const std::string& dir, std::size_t count);
 
-struct SwWuRun {
-  std::vector<WorkunitSpec> specs;
-  std::string error;
-};
-SwWuRun run_sw_wu(const std::vector<std::string>& args);
+// `helix-wu <args...>` with the swsearch commands (run_workunit_command).
+WuRun run_sw_wu(const std::vector<std::string>& args);
 
 struct SwResult {
   std::string hits, summary;  // file paths

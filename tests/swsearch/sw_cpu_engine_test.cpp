@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sw_test_files.h"
+
 #include "core/errors.h"
 #include "sw.h"
 #include "sw_engine.h"
@@ -28,18 +30,6 @@ const std::string kMatrixDir = [] {
 const std::string kMmseqsExamples = "/usr/share/doc/mmseqs2/example-data/";        // mmseqs2-examples
 const std::string kGlobins = "/usr/share/doc/hmmer/examples/tutorial/globins45.fa";  // hmmer-examples
 
-// A whole file, gunzipped when it is gzip (zlib reads plain files as they are).
-std::string read_maybe_gzipped(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw std::runtime_error("cannot open " + path);
-  std::string text;
-  char buffer[1 << 16];
-  int got;
-  while ((got = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, got);
-  gzclose(file);
-  if (got < 0) throw std::runtime_error("cannot read " + path);
-  return text;
-}
 
 std::vector<std::vector<std::uint8_t>> read_sequences(const std::string& path, std::size_t at_most) {
   std::vector<std::vector<std::uint8_t>> sequences;

@@ -76,6 +76,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sw_test_files.h"
+
 #include "core/errors.h"
 #include "sw.h"
 
@@ -153,23 +155,11 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-// A whole file; zlib passes plain files through and gunzips .gz ones.
-std::string read_file(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw std::runtime_error("cannot open " + path);
-  std::string text;
-  char buffer[1 << 16];
-  int got;
-  while ((got = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, got);
-  gzclose(file);
-  if (got < 0) throw std::runtime_error("cannot read " + path);
-  return text;
-}
 
 // Records through our parse_fasta(); the letters alongside, read plainly, so
 // a tool gets exactly the file's residues (decode_protein would turn U into X).
 std::vector<Sequence> read_fasta(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_maybe_gzipped(path);
   const std::vector<FastaRecord> records = parse_fasta(text, path);
   std::vector<std::string> letters;
   std::istringstream in(text);
@@ -274,7 +264,7 @@ std::string run_parasail(const std::string& program, const std::string& dir, con
                               quote(kMatrixDir + job.setting.matrix) + " -o " + std::to_string(job.setting.open) +
                               " -e " + std::to_string(job.setting.extend) + " -f " + quote(dir + "/targets.fa") +
                               " -q " + quote(dir + "/queries.fa") + " -g " + quote(csv) + " > " + quote(log) + " 2>&1";
-  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_file(log);
+  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_maybe_gzipped(log);
   const std::size_t nq = job.queries.size(), nt = job.targets.size();
   scores.assign(nq * nt, -1);
   std::ifstream in(csv);
@@ -292,7 +282,7 @@ std::string run_parasail(const std::string& program, const std::string& dir, con
     if (scores[q * nt + t] != -1) return "pair twice: " + line;
     scores[q * nt + t] = static_cast<int>(score);
   }
-  if (lines != nq * nt) return std::to_string(lines) + " scores for " + std::to_string(nq * nt) + " pairs\n" + read_file(log);
+  if (lines != nq * nt) return std::to_string(lines) + " scores for " + std::to_string(nq * nt) + " pairs\n" + read_maybe_gzipped(log);
   return "";
 }
 
@@ -303,7 +293,7 @@ std::string run_ssw(const std::string& program, const std::string& dir, const Jo
   const std::string command = "cd " + quote(dir) + " && " + quote(program) + " -p -a M -o " +
                               std::to_string(job.setting.open) + " -e " + std::to_string(job.setting.extend) +
                               " targets.fa queries.fa > ssw.out 2> ssw.log";
-  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_file(dir + "/ssw.log");
+  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_maybe_gzipped(dir + "/ssw.log");
   const std::size_t nq = job.queries.size(), nt = job.targets.size();
   scores.assign(nq * nt, -1);
   std::ifstream in(dir + "/ssw.out");
@@ -508,7 +498,7 @@ TEST(SwOracle, GapConventionAndLetterProbes) {
                                 quote(dir + "/targets.fa") + " -q " + quote(dir + "/queries.fa") + " -g " +
                                 quote(dir + "/builtin.csv") + " > /dev/null 2>&1";
     if (std::system(command.c_str()) == 0)
-      std::cout << "[oracle] parasail built-in blosum62, AAAAXAAAA x AAAAAAAAA: " << read_file(dir + "/builtin.csv")
+      std::cout << "[oracle] parasail built-in blosum62, AAAAXAAAA x AAAAAAAAA: " << read_maybe_gzipped(dir + "/builtin.csv")
                 << "         (NCBI's file: 31; the built-in table's A/X is 0)\n";
   }
   fs::remove_all(dir);
