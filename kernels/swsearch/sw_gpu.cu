@@ -210,13 +210,24 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_kernel(PairArguments a)
 
 // ------------------------------------------------------------ long targets
 //
-// Targets longer than kLongTarget would keep one thread busy long after the
+// Long targets (see kLongTargetLongQuery) would keep one thread busy long after the
 // rest have finished, so each gets a whole warp (intra-sequence): lane k owns
 // query strip 32 p + k of pass p and processes target column j at step
 // j + k, taking the row above its strip (H, F at column j) from lane k - 1
 // by shuffle; lane 0 takes it from the scratch row the previous pass's lane
 // 31 left. 32-bit cells, so no saturation.
-constexpr std::uint32_t kLongTarget = 4096;
+//
+// Which targets count as long depends on the query: a warp's 32 lanes own 32
+// strips of 32 rows, so a query of fewer than 16 strips (512 rows) would
+// leave most lanes on padding rows. Measured on the H100, whole metastudent
+// set: threshold 1024 gives 2.56 TCUPS for a 5,000-residue query (512: 2.31,
+// 2048: 2.09, 4096: 1.34) but 542 GCUPS for a 100-residue one (4096: 774).
+#ifndef SW_LONG_TARGET
+#define SW_LONG_TARGET 1024
+#endif
+constexpr std::uint32_t kLongTargetLongQuery = SW_LONG_TARGET;
+constexpr std::uint32_t kLongTargetShortQuery = 4096;
+constexpr int kLongQueryStrips = 16;
 
 __global__ void __launch_bounds__(kThreadsPerBlock) long_kernel(KernelArguments a, std::uint32_t first_long) {
   const std::uint32_t target = first_long + (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
@@ -322,8 +333,11 @@ class GpuEngine final : public SwEngine {
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
     target_count_ = n;
-    short_count_ = static_cast<std::size_t>(
-        std::upper_bound(lengths.begin(), lengths.end(), kLongTarget) - lengths.begin());  // sorted
+    // Sorted: the targets up to a threshold are a prefix.
+    short_count_long_query_ = static_cast<std::size_t>(
+        std::upper_bound(lengths.begin(), lengths.end(), kLongTargetLongQuery) - lengths.begin());
+    short_count_short_query_ = static_cast<std::size_t>(
+        std::upper_bound(lengths.begin(), lengths.end(), kLongTargetShortQuery) - lengths.begin());
   }
 
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
@@ -332,6 +346,7 @@ class GpuEngine final : public SwEngine {
     if (target_count_ == 0 || query.empty()) return result;
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
+    short_count_ = strips >= kLongQueryStrips ? short_count_long_query_ : short_count_short_query_;
     // Both profiles before any launch: reallocating a buffer (cudaFree) while
     // a kernel runs would wait for it.
     upload_profile8(query, matrix, strips);
@@ -434,7 +449,8 @@ class GpuEngine final : public SwEngine {
   cudaEvent_t long_done_ = nullptr;
   std::vector<std::size_t> order_;  // sorted position -> original target index
   std::size_t target_count_ = 0;
-  std::size_t short_count_ = 0;  // sorted targets [0, short_count_) go to the pair kernel, the rest to long_kernel
+  std::size_t short_count_ = 0;  // this query's: sorted targets [0, short_count_) go to the pair kernel, the rest to long_kernel
+  std::size_t short_count_long_query_ = 0, short_count_short_query_ = 0;
   DeviceBuffer<std::uint32_t> packed_;
   DeviceBuffer<WarpSlice> warps_;
   DeviceBuffer<std::uint32_t> lengths_;

@@ -82,12 +82,14 @@ TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
 }
 
 TEST_F(SwGpu, LongTargetsTakeAWarpEach) {
-  // Targets above 4096 residues go to the intra-sequence kernel: lengths on
-  // both sides of the threshold, queries shorter than a pass (1024 rows),
+  // Long targets go to the intra-sequence kernel (above 4096 residues for
+  // queries under 512 rows, above 1024 for longer ones): lengths on both
+  // sides of both thresholds, queries shorter than a pass (1024 rows),
   // exactly one and several passes.
   std::uint32_t state = 23;
   std::vector<std::vector<std::uint8_t>> targets;
-  for (int length : {4095, 4096, 4097, 5000, 7777, 12001, 300, 4500}) targets.push_back(random_protein(state, length));
+  for (int length : {4095, 4096, 4097, 5000, 7777, 12001, 300, 4500, 1024, 1025, 2000})
+    targets.push_back(random_protein(state, length));
   targets.push_back(targets[4]);  // a long target equal to a query below: a score far beyond 16 bits
   std::vector<std::vector<std::uint8_t>> queries = {random_protein(state, 1), random_protein(state, 33),
                                                     random_protein(state, 1024), random_protein(state, 2500)};
