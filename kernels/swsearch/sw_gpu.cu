@@ -63,6 +63,29 @@ __device__ __forceinline__ int residue_at(const KernelArguments& a, const WarpSl
   return (word >> (8 * (j % 4))) & 0xFF;
 }
 
+// One target column j of a strip in 32-bit cells: h[r], e[r] hold H and E of
+// row r at column j - 1 on entry and at j on return; `diagonal` is H of the
+// row above the strip at j - 1, h_above and f the row above's H and F at j
+// on entry and the strip's last row's on return.
+__device__ __forceinline__ void column_of_strip(const char4* scores_of_code, int gap_open, int gap_extend,
+                                                int (&h)[kStripRows], int (&e)[kStripRows], int diagonal,
+                                                int& h_above, int& f, int& best) {
+  char4 scores[kStripRows / 4];
+#pragma unroll
+  for (int k = 0; k < kStripRows / 4; ++k) scores[k] = __ldg(scores_of_code + k);
+  const signed char* s = reinterpret_cast<const signed char*>(scores);
+#pragma unroll
+  for (int r = 0; r < kStripRows; ++r) {
+    e[r] = __viaddmax_s32(h[r], -gap_open, e[r] - gap_extend);
+    f = __viaddmax_s32(h_above, -gap_open, f - gap_extend);
+    const int h_new = __vimax3_s32_relu(diagonal + s[r], e[r], f);
+    diagonal = h[r];
+    h[r] = h_new;
+    h_above = h_new;
+    best = max(best, h_new);
+  }
+}
+
 __global__ void __launch_bounds__(kThreadsPerBlock) score_kernel(KernelArguments a) {
   const std::uint32_t thread = blockIdx.x * kThreadsPerBlock + threadIdx.x;
   if (thread >= a.target_count) return;
@@ -87,20 +110,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock) score_kernel(KernelArguments
       }
       int diagonal = boundary_h_previous;
       boundary_h_previous = h_above;
-      char4 scores[kStripRows / 4];
-#pragma unroll
-      for (int k = 0; k < kStripRows / 4; ++k) scores[k] = __ldg(strip_profile + code * (kStripRows / 4) + k);
-      const signed char* s = reinterpret_cast<const signed char*>(scores);
-#pragma unroll
-      for (int r = 0; r < kStripRows; ++r) {
-        e[r] = __viaddmax_s32(h[r], -a.gap_open, e[r] - a.gap_extend);  // h[r] is H(row, j - 1)
-        f = __viaddmax_s32(h_above, -a.gap_open, f - a.gap_extend);
-        const int h_new = __vimax3_s32_relu(diagonal + s[r], e[r], f);
-        diagonal = h[r];
-        h[r] = h_new;
-        h_above = h_new;
-        best = max(best, h_new);
-      }
+      column_of_strip(strip_profile + code * (kStripRows / 4), a.gap_open, a.gap_extend, h, e, diagonal, h_above, f,
+                      best);
       *boundary = make_int2(h_above, f);
     }
   }
@@ -260,20 +271,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock) long_kernel(KernelArguments 
       int diagonal = j == 0 ? 0 : above_previous;
       above_previous = h_above;
       const int code = (__ldg(words + 32ull * (j / 4)) >> (8 * (j % 4))) & 0xFF;
-      char4 scores[kStripRows / 4];
-#pragma unroll
-      for (int k = 0; k < kStripRows / 4; ++k) scores[k] = __ldg(strip_profile + code * (kStripRows / 4) + k);
-      const signed char* s = reinterpret_cast<const signed char*>(scores);
-#pragma unroll
-      for (int r = 0; r < kStripRows; ++r) {
-        e[r] = __viaddmax_s32(h[r], -a.gap_open, e[r] - a.gap_extend);
-        f = __viaddmax_s32(h_above, -a.gap_open, f - a.gap_extend);
-        const int h_new = __vimax3_s32_relu(diagonal + s[r], e[r], f);
-        diagonal = h[r];
-        h[r] = h_new;
-        h_above = h_new;
-        best = max(best, h_new);
-      }
+      column_of_strip(strip_profile + code * (kStripRows / 4), a.gap_open, a.gap_extend, h, e, diagonal, h_above, f,
+                      best);
       out_h = h_above, out_f = f;
       if (lane == 31) scratch[32ull * j] = make_int2(out_h, out_f);
     }
