@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,20 +18,28 @@ inline double process_cpu_seconds() {
   return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
 }
 
-// For each "--name N" in argv whose name is listed, stores N and removes both words.
-inline void take_int_flags(int& argc, char** argv, const std::vector<std::pair<const char*, int*>>& flags) {
+// For each "--name VALUE" in argv whose name is listed, stores
+// convert(VALUE) and removes both words.
+template <typename T, typename Convert>
+void take_flags(int& argc, char** argv, const std::vector<std::pair<const char*, T*>>& flags, Convert convert) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
-    int* target = nullptr;
+    T* target = nullptr;
     for (const auto& [name, value] : flags)
       if (i + 1 < argc && std::strcmp(argv[i], name) == 0) target = value;
     if (target) {
-      *target = std::atoi(argv[++i]);
+      *target = convert(argv[++i]);
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
+}
+inline void take_int_flags(int& argc, char** argv, const std::vector<std::pair<const char*, int*>>& flags) {
+  take_flags(argc, argv, flags, [](const char* word) { return std::atoi(word); });
+}
+inline void take_string_flags(int& argc, char** argv, const std::vector<std::pair<const char*, std::string*>>& flags) {
+  take_flags(argc, argv, flags, [](const char* word) { return std::string(word); });
 }
 
 }  // namespace helix::bench

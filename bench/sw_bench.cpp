@@ -62,22 +62,6 @@ std::string g_matrix = [] {
 int g_cpu_threads = 0;
 const GapPenalties kGaps = gaps_from_blast(11, 1);
 
-// For each "--name VALUE" in argv whose name is listed, stores VALUE and removes both words.
-void take_string_flags(int& argc, char** argv, const std::vector<std::pair<const char*, std::string*>>& flags) {
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string* target = nullptr;
-    for (const auto& [name, value] : flags)
-      if (i + 1 < argc && std::strcmp(argv[i], name) == 0) target = value;
-    if (target) {
-      *target = argv[++i];
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-}
-
 // A whole file, gunzipped when it is gzip (zlib passes plain files through).
 std::string read_maybe_gzipped(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
@@ -186,7 +170,7 @@ BENCHMARK(BM_SwCpu)->Apply(query_lengths);
 }  // namespace
 
 int main(int argc, char** argv) {
-  take_string_flags(argc, argv, {{"--db", &g_db}, {"--matrix", &g_matrix}});
+  helix::bench::take_string_flags(argc, argv, {{"--db", &g_db}, {"--matrix", &g_matrix}});
   helix::bench::take_int_flags(argc, argv, {{"--cpu-threads", &g_cpu_threads}});
   benchmark::Initialize(&argc, argv);
   try {
