@@ -31,8 +31,6 @@
 //      /lib/x86_64-linux-gnu/libbenchmark.so.1debian build/swdev/                      (one line)
 //   there: cd build/swdev && LD_LIBRARY_PATH=. ./sw_bench --db bench_db.fasta.gz --matrix BLOSUM62
 //      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true               (one line)
-#include <zlib.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -46,6 +44,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
+#include "core/file_io.h"
 
 #include "sw.h"
 #include "sw_engine.h"
@@ -62,19 +61,6 @@ std::string g_matrix = [] {
 int g_cpu_threads = 0;
 const GapPenalties kGaps = gaps_from_blast(11, 1);
 
-// A whole file, gunzipped when it is gzip (zlib passes plain files through).
-std::string read_maybe_gzipped(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw std::runtime_error("sw_bench: cannot open " + path);
-  std::string text;
-  std::vector<char> buffer(1 << 20);
-  int got;
-  while ((got = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) text.append(buffer.data(), got);
-  gzclose(file);
-  if (got < 0) throw std::runtime_error("sw_bench: cannot read " + path);
-  return text;
-}
-
 struct Database {
   std::vector<FastaRecord> records;
   TargetSet targets;
@@ -84,7 +70,7 @@ struct Database {
 const Database& database() {
   static const Database db = [] {
     Database made;
-    made.records = parse_fasta(read_maybe_gzipped(g_db), g_db);
+    made.records = parse_fasta(helix::read_text_maybe_gzipped(g_db), g_db);
     if (made.records.empty()) throw std::runtime_error("sw_bench: " + g_db + " holds no sequences");
     std::vector<std::vector<std::uint8_t>> sequences;
     for (const auto& record : made.records) sequences.push_back(record.residues);

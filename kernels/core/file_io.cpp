@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "errors.h"
 
@@ -26,6 +27,18 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
 std::string read_file_text(const std::string& path) {
   auto bytes = read_file_bytes(path);
   return std::string(bytes.begin(), bytes.end());
+}
+
+std::string read_text_maybe_gzipped(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) throw InputError("cannot open " + path);
+  std::string text;
+  char buffer[1 << 16];
+  int got;
+  while ((got = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, got);
+  gzclose(file);
+  if (got < 0) throw InputError("cannot read " + path);
+  return text;
 }
 
 void write_file_atomic(const std::string& path, const void* data, std::size_t size) {

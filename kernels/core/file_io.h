@@ -11,6 +11,9 @@ namespace helix {
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
 std::string read_file_text(const std::string& path);
+// A whole text file, gunzipped when it is gzip (Debian ships much reference
+// data gzipped; zlib passes plain files through). InputError if unreadable.
+std::string read_text_maybe_gzipped(const std::string& path);
 void write_file_atomic(const std::string& path, const void* data, std::size_t size);
 inline void write_file_atomic(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   write_file_atomic(path, bytes.data(), bytes.size());

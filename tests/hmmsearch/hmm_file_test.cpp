@@ -1,7 +1,5 @@
 // hmm_file_test.cpp: the HMMER3/f parser on hmmer-examples' real profiles
 // (values checked against the files' own text) and on damaged copies.
-#include <zlib.h>
-
 #include <cmath>
 #include <filesystem>
 
@@ -16,17 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 const std::string kExamples = "/usr/share/doc/hmmer/examples/";
-
-std::string read_maybe_gzipped(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file) throw std::runtime_error("cannot open " + path);
-  std::string text;
-  char buffer[1 << 16];
-  int got;
-  while ((got = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, got);
-  gzclose(file);
-  return text;
-}
 
 class HmmFile : public ::testing::Test {
  protected:
@@ -82,7 +69,7 @@ TEST_F(HmmFile, EveryProteinProfileOfTheExamplesParses) {
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string path = entry.path().string();
       if (path.find(".hmm") == std::string::npos || path.find(".hmm2") != std::string::npos) continue;
-      const std::string text = read_maybe_gzipped(path);
+      const std::string text = read_text_maybe_gzipped(path);
       if (text.rfind("HMMER3/", 0) != 0) continue;  // HMMER2 files: not ours
       const bool amino = text.find("\nALPH  amino") != std::string::npos;
       if (amino) {
@@ -101,7 +88,7 @@ TEST_F(HmmFile, EveryProteinProfileOfTheExamplesParses) {
   std::printf("%d protein models parsed, %d nucleic-acid files refused\n", protein, nucleic);
   EXPECT_GE(protein, 10);
   EXPECT_GE(nucleic, 1);
-  const auto smc = parse_hmm_file(read_maybe_gzipped(kExamples + "testsuite/SMC_N.hmm.gz"), "SMC_N");
+  const auto smc = parse_hmm_file(read_text_maybe_gzipped(kExamples + "testsuite/SMC_N.hmm.gz"), "SMC_N");
   EXPECT_EQ(smc.front().name, "SMC_N");  // HMMER 3.0's HMMER3/e
   EXPECT_EQ(smc.front().length, 1142);
   EXPECT_EQ(smc.front().accession, "PF02463.10");

@@ -5,7 +5,6 @@
 // to 6000 (scores across the 8-bit and 16-bit limits), gap costs the 8-bit
 // kernels cannot hold, linear gaps, and the edge cases (no targets, an empty query, empty
 // targets, U and O). Each comparison runs with 1 and with 3 threads.
-#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sw_test_files.h"
+#include "core/file_io.h"
 
 #include "core/errors.h"
 #include "sw.h"
@@ -30,10 +29,9 @@ const std::string kMatrixDir = [] {
 const std::string kMmseqsExamples = "/usr/share/doc/mmseqs2/example-data/";        // mmseqs2-examples
 const std::string kGlobins = "/usr/share/doc/hmmer/examples/tutorial/globins45.fa";  // hmmer-examples
 
-
 std::vector<std::vector<std::uint8_t>> read_sequences(const std::string& path, std::size_t at_most) {
   std::vector<std::vector<std::uint8_t>> sequences;
-  for (auto& record : parse_fasta(read_maybe_gzipped(path), path)) {
+  for (auto& record : parse_fasta(read_text_maybe_gzipped(path), path)) {
     if (sequences.size() == at_most) break;
     sequences.push_back(std::move(record.residues));
   }

@@ -55,7 +55,6 @@
 // with the reason, when a tool, a data file or a matrix is missing; compares
 // with the one tool that is there (and then skips, saying so) when only one is.
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -76,7 +75,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sw_test_files.h"
+#include "core/file_io.h"
 
 #include "core/errors.h"
 #include "sw.h"
@@ -155,11 +154,10 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-
 // Records through our parse_fasta(); the letters alongside, read plainly, so
 // a tool gets exactly the file's residues (decode_protein would turn U into X).
 std::vector<Sequence> read_fasta(const std::string& path) {
-  const std::string text = read_maybe_gzipped(path);
+  const std::string text = read_text_maybe_gzipped(path);
   const std::vector<FastaRecord> records = parse_fasta(text, path);
   std::vector<std::string> letters;
   std::istringstream in(text);
@@ -264,7 +262,7 @@ std::string run_parasail(const std::string& program, const std::string& dir, con
                               quote(kMatrixDir + job.setting.matrix) + " -o " + std::to_string(job.setting.open) +
                               " -e " + std::to_string(job.setting.extend) + " -f " + quote(dir + "/targets.fa") +
                               " -q " + quote(dir + "/queries.fa") + " -g " + quote(csv) + " > " + quote(log) + " 2>&1";
-  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_maybe_gzipped(log);
+  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_text_maybe_gzipped(log);
   const std::size_t nq = job.queries.size(), nt = job.targets.size();
   scores.assign(nq * nt, -1);
   std::ifstream in(csv);
@@ -282,7 +280,7 @@ std::string run_parasail(const std::string& program, const std::string& dir, con
     if (scores[q * nt + t] != -1) return "pair twice: " + line;
     scores[q * nt + t] = static_cast<int>(score);
   }
-  if (lines != nq * nt) return std::to_string(lines) + " scores for " + std::to_string(nq * nt) + " pairs\n" + read_maybe_gzipped(log);
+  if (lines != nq * nt) return std::to_string(lines) + " scores for " + std::to_string(nq * nt) + " pairs\n" + read_text_maybe_gzipped(log);
   return "";
 }
 
@@ -293,7 +291,7 @@ std::string run_ssw(const std::string& program, const std::string& dir, const Jo
   const std::string command = "cd " + quote(dir) + " && " + quote(program) + " -p -a M -o " +
                               std::to_string(job.setting.open) + " -e " + std::to_string(job.setting.extend) +
                               " targets.fa queries.fa > ssw.out 2> ssw.log";
-  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_maybe_gzipped(dir + "/ssw.log");
+  if (std::system(command.c_str()) != 0) return "failed: " + command + "\n" + read_text_maybe_gzipped(dir + "/ssw.log");
   const std::size_t nq = job.queries.size(), nt = job.targets.size();
   scores.assign(nq * nt, -1);
   std::ifstream in(dir + "/ssw.out");
@@ -498,7 +496,7 @@ TEST(SwOracle, GapConventionAndLetterProbes) {
                                 quote(dir + "/targets.fa") + " -q " + quote(dir + "/queries.fa") + " -g " +
                                 quote(dir + "/builtin.csv") + " > /dev/null 2>&1";
     if (std::system(command.c_str()) == 0)
-      std::cout << "[oracle] parasail built-in blosum62, AAAAXAAAA x AAAAAAAAA: " << read_maybe_gzipped(dir + "/builtin.csv")
+      std::cout << "[oracle] parasail built-in blosum62, AAAAXAAAA x AAAAAAAAA: " << read_text_maybe_gzipped(dir + "/builtin.csv")
                 << "         (NCBI's file: 31; the built-in table's A/X is 0)\n";
   }
   fs::remove_all(dir);
