@@ -22,7 +22,7 @@ packages=(
   otb-bin                                  # OTB HaralickTextureExtraction: second GLCM reference (glcm tests)
   ncbi-data                                # NCBI substitution matrices (BLOSUM, PAM) for swsearch
   parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
-  hmmer-examples mmseqs2-examples          # real protein sequences for swsearch tests
+  hmmer hmmer-examples mmseqs2-examples    # hmmsearch oracle; real protein sequences
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/fasta.h"
 #include "core/file_io.h"
 #include "sw.h"
 
@@ -114,46 +115,11 @@ void check_gaps(const GapPenalties& gaps) {
 
 std::vector<FastaRecord> parse_fasta(std::string_view text, const std::string& what) {
   std::vector<FastaRecord> records;
-  std::string residues;
-  int line_number = 0, header_line = 0;
-  auto finish = [&]() {
-    if (records.empty()) return;
-    if (residues.empty())
-      throw InputError(what + ", line " + std::to_string(header_line) + ": sequence " + records.back().id +
-                       " is empty (a truncated file?)");
-    records.back().residues = encode_protein(residues, what + ", sequence " + records.back().id);
-    residues.clear();
-  };
-  if (text.find('\0') != std::string_view::npos) throw InputError(what + ": holds a NUL byte (not FASTA text)");
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line[0] == '>') {
-      finish();
-      const std::string header(line.substr(1));
-      const std::size_t blank = std::min(header.find_first_of(" \t"), header.size());
-      const std::size_t description = std::min(header.find_first_not_of(" \t", blank), header.size());
-      FastaRecord record;
-      record.id = header.substr(0, blank);
-      record.description = header.substr(description);
-      if (record.id.empty()) throw InputError(what + ", line " + std::to_string(line_number) + ": a header without an id");
-      records.push_back(std::move(record));
-      header_line = line_number;
-      continue;
-    }
-    std::string_view stripped = line;
-    while (!stripped.empty() && (stripped.back() == ' ' || stripped.back() == '\t')) stripped.remove_suffix(1);
-    if (stripped.empty()) continue;
-    if (records.empty()) throw InputError(what + ", line " + std::to_string(line_number) + ": sequence data before the first '>' header");
-    residues.append(stripped);
+  for (FastaText& split : split_fasta(text, what)) {
+    FastaRecord record{std::move(split.id), std::move(split.description), {}};
+    record.residues = encode_protein(split.letters, what + ", sequence " + record.id);
+    records.push_back(std::move(record));
   }
-  finish();
-  if (records.empty()) throw InputError(what + ": no FASTA records");
   return records;
 }
 

@@ -1,0 +1,24 @@
+// fasta.h: FASTA text split into records, the part every protein kind shares.
+// Each kind digitizes the letters with its own alphabet (swsearch: NCBI's
+// matrix order; hmmsearch: HMMER's), so this stops at the letters.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace helix {
+
+struct FastaText {
+  std::string id;           // the header up to the first blank
+  std::string description;  // the rest of the header
+  std::string letters;      // the sequence lines joined, blanks at line ends dropped
+  int header_line = 0;      // 1-based, for error messages
+};
+
+// Records of a FASTA text. Throws InputError (one line, naming `what` and the
+// line) for text before the first '>', an empty sequence, a header with no
+// sequence at the end (a truncated file), a header without an id, a NUL
+// byte, or no records at all.
+std::vector<FastaText> split_fasta(std::string_view text, const std::string& what);
+
+}  // namespace helix

@@ -1,0 +1,49 @@
+// hmm_engine.h: where the filters run. An engine holds one chunk of targets
+// and one configured profile and returns filter scores (nats, before the null
+// model): MSV for every target, Viterbi and Forward for the few the pipeline
+// asks about. The decisions (thresholds, bias filter, E-values) stay in
+// hmm_pipeline, on the host, the same for every engine.
+//
+// Contents: TargetChunk, make_target_chunk(), HmmEngine, make_reference_engine(),
+// make_gpu_engine(), hmm_gpu_device_count().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hmm_alphabet.h"
+#include "hmm_profile.h"
+
+namespace helix::hmm {
+
+// Targets back to back: target t is codes[offsets[t] .. offsets[t + 1]).
+struct TargetChunk {
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint64_t> offsets{0};
+  std::size_t size() const { return offsets.size() - 1; }
+  int length(std::size_t t) const { return static_cast<int>(offsets[t + 1] - offsets[t]); }
+  const std::uint8_t* begin(std::size_t t) const { return codes.data() + offsets[t]; }
+};
+TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets);
+
+class HmmEngine {
+ public:
+  virtual ~HmmEngine() = default;
+  virtual std::string description() const = 0;
+  virtual void load_targets(const TargetChunk& targets) = 0;
+  virtual void load_profile(const SearchProfile& profile) = 0;
+  // msv_filter_score of every loaded target (length 0 targets: -infinity).
+  virtual std::vector<float> msv_scores() = 0;
+  // viterbi_filter_score / forward_score of the listed targets, in that order.
+  virtual std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& targets) = 0;
+  virtual std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) = 0;
+};
+
+// The filters of hmm_filters.h, one target after another on this thread.
+std::unique_ptr<HmmEngine> make_reference_engine();
+// The CUDA engine on `device`. Throws GpuError without a usable GPU.
+std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0);
+int hmm_gpu_device_count();
+
+}  // namespace helix::hmm

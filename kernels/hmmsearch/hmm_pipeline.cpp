@@ -1,0 +1,216 @@
+#include "hmm_pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "hmm_filters.h"
+
+namespace helix::hmm {
+
+PipelineCounts& PipelineCounts::operator+=(const PipelineCounts& other) {
+  targets += other.targets, residues += other.residues, past_msv += other.past_msv;
+  past_bias += other.past_bias, past_viterbi += other.past_viterbi, past_forward += other.past_forward;
+  return *this;
+}
+
+double gumbel_survival(double x, double mu, double lambda) {
+  const double y = lambda * (x - mu);
+  const double ey = -std::exp(-y);
+  return std::fabs(ey) < 5e-9 ? -ey : 1 - std::exp(ey);  // 1 - e^ey ~ -ey when small
+}
+
+double exponential_log_survival(double x, double mu, double lambda) { return x < mu ? 0.0 : -lambda * (x - mu); }
+
+float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter, const LengthConfig& config) {
+  // Easel's esl_hmm_Forward on two states, rescaled every row; the normal
+  // state's loop is the null model's L/(L+1) (hmmsearch resets it per target).
+  const float t00 = config.null_p1, t01 = 1.0f - config.null_p1;
+  const float t10 = filter.biased_to_normal, t11 = filter.biased_loop;
+  auto odds = [&](int i, int state) { return filter.emission_odds[codes[i] * 2 + state]; };
+  float dp0 = odds(0, 0) * filter.start_normal, dp1 = odds(0, 1) * filter.start_biased;
+  float log_score = 0.0;
+  auto rescale = [&]() {
+    float max = 0.0;
+    max = dp0 > max ? dp0 : max;
+    max = dp1 > max ? dp1 : max;
+    dp0 /= max, dp1 /= max;
+    log_score += static_cast<float>(std::log(static_cast<double>(max)));
+  };
+  rescale();
+  for (int i = 1; i < L; ++i) {
+    float next0 = 0.0;
+    next0 += dp0 * t00;
+    next0 += dp1 * t10;
+    next0 *= odds(i, 0);
+    float next1 = 0.0;
+    next1 += dp0 * t01;
+    next1 += dp1 * t11;
+    next1 *= odds(i, 1);
+    dp0 = next0, dp1 = next1;
+    rescale();
+  }
+  float end = 0.0;
+  end += dp0 * 1.0f;
+  end += dp1 * 1.0f;
+  log_score += static_cast<float>(std::log(static_cast<double>(end)));
+  return log_score + static_cast<float>(L) * std::log(config.null_p1) +
+         std::log(static_cast<float>(1. - config.null_p1));
+}
+
+namespace {
+
+float bits_over(float nats, float null_nats) { return static_cast<float>((nats - null_nats) / kLn2); }
+
+// Targets that pass the MSV and bias filters; fills their filter scores.
+std::vector<PassedTarget> msv_and_bias(const SearchProfile& profile, const TargetChunk& targets,
+                                       const std::vector<float>& msv, const PipelineOptions& options,
+                                       PipelineCounts& counts, std::vector<double>& p_after_bias) {
+  std::vector<PassedTarget> survivors;
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    const int L = targets.length(t);
+    if (L == 0) continue;
+    const LengthConfig config = length_config(L);
+    PassedTarget target;
+    target.target = static_cast<std::uint32_t>(t);
+    target.msv_nats = msv[t];
+    target.null_nats = config.null_score;
+    double P = gumbel_survival(bits_over(msv[t], config.null_score), profile.msv_mu, profile.msv_lambda);
+    if (P > options.F1) continue;
+    ++counts.past_msv;
+    target.filter_nats = config.null_score;
+    if (options.bias_filter) {
+      target.filter_nats = bias_filter_score(targets.begin(t), L, profile.bias_filter, config);
+      P = gumbel_survival(bits_over(msv[t], target.filter_nats), profile.msv_mu, profile.msv_lambda);
+      if (P > options.F1) continue;
+    }
+    ++counts.past_bias;
+    survivors.push_back(target);
+    p_after_bias.push_back(P);
+  }
+  return survivors;
+}
+
+}  // namespace
+
+ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,
+                         const PipelineOptions& options) {
+  ChunkSearch search;
+  search.counts.targets = targets.size();
+  search.counts.residues = targets.codes.size();
+  std::vector<double> p_after_bias;
+  std::vector<PassedTarget> candidates =
+      msv_and_bias(profile, targets, engine.msv_scores(), options, search.counts, p_after_bias);
+
+  std::vector<std::uint32_t> need_viterbi;
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    if (p_after_bias[c] > options.F2) need_viterbi.push_back(candidates[c].target);
+  const std::vector<float> viterbi = engine.viterbi_scores(need_viterbi);
+  std::vector<PassedTarget> past_viterbi;
+  for (std::size_t c = 0, v = 0; c < candidates.size(); ++c) {
+    PassedTarget& target = candidates[c];
+    if (p_after_bias[c] > options.F2) {
+      target.viterbi_run = true;
+      target.viterbi_nats = viterbi[v++];
+      const double P =
+          gumbel_survival(bits_over(target.viterbi_nats, target.filter_nats), profile.viterbi_mu, profile.viterbi_lambda);
+      if (P > options.F2) continue;
+    }
+    past_viterbi.push_back(target);
+  }
+  search.counts.past_viterbi = past_viterbi.size();
+
+  std::vector<std::uint32_t> need_forward;
+  for (const PassedTarget& target : past_viterbi) need_forward.push_back(target.target);
+  const std::vector<float> forward = engine.forward_scores(need_forward);
+  const double Z = options.database_sequences > 0 ? options.database_sequences : static_cast<double>(targets.size());
+  for (std::size_t f = 0; f < past_viterbi.size(); ++f) {
+    PassedTarget target = past_viterbi[f];
+    target.forward_nats = forward[f];
+    const float filtered = bits_over(target.forward_nats, target.filter_nats);
+    if (std::exp(exponential_log_survival(filtered, profile.forward_tau, profile.forward_lambda)) > options.F3) continue;
+    target.score_bits = bits_over(target.forward_nats, target.null_nats);
+    target.ln_p = exponential_log_survival(target.score_bits, profile.forward_tau, profile.forward_lambda);
+    target.reported = std::exp(target.ln_p) * Z <= options.report_evalue;
+    search.passed.push_back(target);
+  }
+  search.counts.past_forward = search.passed.size();
+  return search;
+}
+
+namespace {
+
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* pattern, ...) {
+  va_list args, copy;
+  va_start(args, pattern);
+  va_copy(copy, args);
+  const int size = std::vsnprintf(nullptr, 0, pattern, copy);
+  va_end(copy);
+  std::string text(size, '\0');
+  std::vsnprintf(text.data(), size + 1, pattern, args);
+  va_end(args);
+  return text;
+}
+
+}  // namespace
+
+std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, double database_sequences) {
+  std::stable_sort(hits.begin(), hits.end(), [](const TblHit& a, const TblHit& b) {
+    if (a.ln_p != b.ln_p) return a.ln_p < b.ln_p;
+    return std::strcmp(a.name.c_str(), b.name.c_str()) < 0;
+  });
+  const std::string& qname = profile.name;
+  const std::string qacc = profile.accession.empty() ? "-" : profile.accession;
+  int tnamew = 20, taccw = 10;
+  for (const TblHit& hit : hits) {
+    tnamew = std::max<int>(tnamew, hit.name.size());
+    taccw = std::max<int>(taccw, hit.accession.empty() ? 1 : hit.accession.size());
+  }
+  const int qnamew = std::max<int>(20, qname.size());
+  const int qaccw = profile.accession.empty() ? 10 : std::max<int>(10, profile.accession.size());
+  std::string text;
+  text += format("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
+                 "--- best 1 domain ----", "--- domain number estimation ----");
+  text += format("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+                 " target name", taccw, "accession", qnamew, "query name", qaccw, "accession", "  E-value", " score",
+                 " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep", "inc",
+                 "description of target");
+  text += format("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+                 "-------------------", taccw, "----------", qnamew, "--------------------", qaccw, "----------",
+                 "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---", "---", "---",
+                 "---", "---", "---", "---------------------");
+  for (const TblHit& hit : hits)
+    text += format("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew,
+                   hit.name.c_str(), taccw, hit.accession.empty() ? "-" : hit.accession.c_str(), qnamew, qname.c_str(),
+                   qaccw, qacc.c_str(), std::exp(hit.ln_p) * database_sequences, hit.score_bits, hit.bias_bits, "-",
+                   "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                   hit.description.empty() ? "-" : hit.description.c_str());
+  return text;
+}
+
+std::string pipeline_statistics_text(const SearchProfile& profile, const PipelineCounts& counts,
+                                     const PipelineOptions& options) {
+  const double n = static_cast<double>(counts.targets);
+  const double Z = options.database_sequences > 0 ? options.database_sequences : n;
+  std::string text = "Internal pipeline statistics summary:\n-------------------------------------\n";
+  text += format("Query model(s):              %15d  (%d nodes)\n", 1, profile.M);
+  text += format("Target sequences:            %15llu  (%llu residues searched)\n",
+                 static_cast<unsigned long long>(counts.targets), static_cast<unsigned long long>(counts.residues));
+  const std::pair<const char*, std::uint64_t> stages[] = {{"Passed MSV filter:   ", counts.past_msv},
+                                                          {"Passed bias filter:  ", counts.past_bias},
+                                                          {"Passed Vit filter:   ", counts.past_viterbi},
+                                                          {"Passed Fwd filter:   ", counts.past_forward}};
+  const double expected[] = {options.F1, options.F1, options.F2, options.F3};
+  for (int s = 0; s < 4; ++s)
+    text += format("%s        %15llu  (%.6g); expected %.1f (%.6g)\n", stages[s].first,
+                   static_cast<unsigned long long>(stages[s].second), static_cast<double>(stages[s].second) / n,
+                   expected[s] * n, expected[s]);
+  text += format("Initial search space (Z):    %15.0f  %s\n", Z,
+                 options.database_sequences > 0 ? "[as set by --Z on cmdline]" : "[actual number of targets]");
+  return text;
+}
+
+}  // namespace helix::hmm

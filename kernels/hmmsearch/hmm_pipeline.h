@@ -1,0 +1,72 @@
+// hmm_pipeline.h: hmmsearch's per-sequence pipeline for one profile against
+// one chunk of targets: MSV filter (P <= F1), bias filter (P <= F1 against
+// the composition-aware null), Viterbi filter (P <= F2; skipped when the MSV
+// P-value already passes F2), Forward (P <= F3), then the full-sequence score
+// (Forward minus the null model, in bits) and its E-value over the whole
+// database (Z sequences, as hmmsearch -Z). The filters run on an HmmEngine;
+// every decision is made here, in HMMER's float/double arithmetic.
+//
+// Part 1 of the kind (issue 6) stops at the Forward score: hmmsearch's
+// domain definition, which can still drop a sequence with no domain or raise
+// its score to the sum of its domains, and the null2 correction come with
+// part 2. See docs/hmmsearch.md.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hmm_engine.h"
+
+namespace helix::hmm {
+
+struct PipelineOptions {
+  double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;  // hmmsearch's defaults
+  double report_evalue = 10.0;             // -E
+  double database_sequences = 0;           // Z; 0 means the chunk's own count
+  bool bias_filter = true;
+};
+
+struct PipelineCounts {
+  std::uint64_t targets = 0, residues = 0, past_msv = 0, past_bias = 0, past_viterbi = 0, past_forward = 0;
+  PipelineCounts& operator+=(const PipelineCounts& other);
+};
+
+// A target that passed Forward: its filter scores (nats) and its bits.
+struct PassedTarget {
+  std::uint32_t target = 0;
+  float msv_nats = 0, filter_nats = 0, viterbi_nats = 0, forward_nats = 0, null_nats = 0;
+  bool viterbi_run = false;  // false when the MSV P-value already passed F2
+  float score_bits = 0;      // (forward - null) / ln 2, hmmsearch's full-sequence score
+  double ln_p = 0;           // log P-value of the score
+  bool reported = false;     // E-value <= report_evalue
+};
+
+struct ChunkSearch {
+  PipelineCounts counts;
+  std::vector<PassedTarget> passed;  // in target order
+};
+
+// The bias filter's null score (nats) for a target: HMMER's two-state
+// composition HMM (normal background / the model's average composition).
+float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter, const LengthConfig& config);
+// P-values as Easel computes them.
+double gumbel_survival(double x, double mu, double lambda);
+double exponential_log_survival(double x, double mu, double lambda);
+
+// Runs the pipeline; the engine must hold `targets` and `profile`.
+ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,
+                         const PipelineOptions& options);
+
+// hmmsearch --tblout rows for one profile: the reported targets, best first
+// (P-value, then name). Domain columns are "-" until part 2.
+struct TblHit {
+  std::string name, accession, description;
+  float score_bits = 0, bias_bits = 0;
+  double ln_p = 0;
+};
+std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, double database_sequences);
+// hmmsearch's "Internal pipeline statistics summary" lines for the counts.
+std::string pipeline_statistics_text(const SearchProfile& profile, const PipelineCounts& counts,
+                                     const PipelineOptions& options);
+
+}  // namespace helix::hmm

@@ -1,0 +1,73 @@
+#include <cmath>
+#include <limits>
+
+#include "hmm_engine.h"
+#include "hmm_filters.h"
+
+namespace helix::hmm {
+
+TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets) {
+  TargetChunk chunk;
+  for (const TargetSequence& target : targets) {
+    chunk.codes.insert(chunk.codes.end(), target.codes.begin(), target.codes.end());
+    chunk.offsets.push_back(chunk.codes.size());
+  }
+  return chunk;
+}
+
+namespace {
+
+class ReferenceEngine : public HmmEngine {
+ public:
+  std::string description() const override { return "cpu-reference"; }
+  void load_targets(const TargetChunk& targets) override { targets_ = &targets; }
+  void load_profile(const SearchProfile& profile) override { profile_ = &profile; }
+
+  std::vector<float> msv_scores() override {
+    const MsvView view{profile_->M, profile_->msv_cost.data(), profile_->msv_bias, profile_->msv_tbm,
+                       profile_->msv_tec};
+    std::vector<std::uint8_t> row(msv_scratch_bytes(profile_->M));
+    std::vector<float> scores(targets_->size());
+    for (std::size_t t = 0; t < targets_->size(); ++t) {
+      const int L = targets_->length(t);
+      scores[t] = L == 0 ? -std::numeric_limits<float>::infinity()
+                         : msv_filter_score(targets_->begin(t), L, view, length_config(L).msv_tjb, row.data());
+    }
+    return scores;
+  }
+
+  std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
+    const ViterbiView view{profile_->M, profile_->vit_match.data(), profile_->vit_transitions.data(),
+                           profile_->vit_e_loop, profile_->vit_e_move, profile_->vit_dd_bound};
+    std::vector<std::int16_t> rows(viterbi_scratch_words(profile_->M));
+    std::vector<float> scores;
+    for (std::uint32_t t : which) {
+      const int L = targets_->length(t);
+      scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, length_config(L).vit_move, rows.data()));
+    }
+    return scores;
+  }
+
+  std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
+    const ForwardView view{profile_->M, profile_->fwd_match.data(), profile_->fwd_transitions.data(),
+                           profile_->fwd_e_loop, profile_->fwd_e_move};
+    std::vector<float> scratch(forward_scratch_floats(profile_->M));
+    std::vector<float> scores;
+    for (std::uint32_t t : which) {
+      const LengthConfig config = length_config(targets_->length(t));
+      scores.push_back(forward_score(targets_->begin(t), config.L, view, config.fwd_move, config.fwd_loop,
+                                     scratch.data()));
+    }
+    return scores;
+  }
+
+ private:
+  const TargetChunk* targets_ = nullptr;
+  const SearchProfile* profile_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<HmmEngine> make_reference_engine() { return std::make_unique<ReferenceEngine>(); }
+
+}  // namespace helix::hmm
