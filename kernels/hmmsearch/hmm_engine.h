@@ -43,7 +43,9 @@ class HmmEngine {
 // The filters of hmm_filters.h, one target after another on this thread.
 std::unique_ptr<HmmEngine> make_reference_engine();
 // The CUDA engine on `device`. Throws GpuError without a usable GPU.
-std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0);
+// warp_msv = false runs MSV one thread per target, as it does for models too
+// long for the warp kernels (over 4096 nodes); tests use it to check that path.
+std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0, bool warp_msv = true);
 int hmm_gpu_device_count();
 
 }  // namespace helix::hmm

@@ -58,10 +58,19 @@ HELIX_HMM_HD int forward_scratch_floats(int M) { return 6 * 4 * forward_segments
 HELIX_HMM_HD int saturate_word(int v) { return v < -32768 ? -32768 : (v > 32767 ? 32767 : v); }
 HELIX_HMM_HD int max_int(int a, int b) { return a > b ? a : b; }
 
-// MSV: best multihit ungapped score. Returns +infinity when the byte range
-// overflows (HMMER's eslERANGE: a score too high to measure, which passes).
-HELIX_HMM_HD float msv_filter_score(const std::uint8_t* codes, int L, const MsvView& p, std::uint8_t tjb,
-                                    std::uint8_t* row) {
+// The MSV score (nats) of the final J state's byte value.
+HELIX_HMM_HD float msv_score_of_xj(int xJ, std::uint8_t tjb) {
+  float score = static_cast<float>(xJ - tjb) - static_cast<float>(SearchProfile::kMsvBase);
+  score /= kMsvScale;
+  score -= 3.0;  // HMMER's approximation of the N, C, J loops: about L log(L/(L+3))
+  return score;
+}
+
+// MSV: the final J state's byte after the whole target (the score's only
+// variable part), or -1 when the byte range overflows (HMMER's eslERANGE: a
+// score too high to measure, which passes).
+HELIX_HMM_HD int msv_filter_xj(const std::uint8_t* codes, int L, const MsvView& p, std::uint8_t tjb,
+                               std::uint8_t* row) {
   const int base = SearchProfile::kMsvBase;
   const int tjbm = (tjb + p.tbm) & 255;
   for (int k = 0; k <= p.M; ++k) row[k] = 0;
@@ -77,15 +86,19 @@ HELIX_HMM_HD float msv_filter_score(const std::uint8_t* codes, int L, const MsvV
       diagonal = row[k];
       row[k] = static_cast<std::uint8_t>(sv);
     }
-    if (xE + p.bias >= 255) return __builtin_huge_valf();
+    if (xE + p.bias >= 255) return -1;
     xE = max_int(xE - p.tec, 0);
     xJ = max_int(xJ, xE);
     xB = max_int(max_int(base, xJ) - tjbm, 0);
   }
-  float score = static_cast<float>(xJ - tjb) - static_cast<float>(base);
-  score /= kMsvScale;
-  score -= 3.0;  // HMMER's approximation of the N, C, J loops: about L log(L/(L+3))
-  return score;
+  return xJ;
+}
+
+// MSV: best multihit ungapped score; +infinity on overflow.
+HELIX_HMM_HD float msv_filter_score(const std::uint8_t* codes, int L, const MsvView& p, std::uint8_t tjb,
+                                    std::uint8_t* row) {
+  const int xJ = msv_filter_xj(codes, L, p, tjb, row);
+  return xJ < 0 ? __builtin_huge_valf() : msv_score_of_xj(xJ, tjb);
 }
 
 // Viterbi filter: best multihit gapped score in words. +infinity on overflow.

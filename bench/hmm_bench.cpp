@@ -1,0 +1,295 @@
+// hmm_bench.cpp: the hmmsearch kind's speed in cells per second (target
+// residues x model length / time), per filter stage and end to end, against
+// HMMER 3.3.2's own hmmsearch on the same machine in the same run.
+//
+//   hmm_bench [--db FILE] [--hmms A.hmm,B.hmm,...] [--hmmsearch PATH] [--cpu N]
+//             [google-benchmark flags]
+//
+//   --db FILE        protein FASTA, plain or gzipped. Default: mmseqs2-examples'
+//                    DB.fasta.gz (20,000 UniProt proteins). The real benchmark:
+//                    metastudent-data's whole UniProt set (scripts/make_bench_db.sh).
+//   --hmms LIST      profiles, comma separated; default hmmer-examples' globins4,
+//                    Pkinase and SMC_N ($HELIX_HMMER_EXAMPLES is the tutorial folder).
+//   --hmmsearch PATH the peer; default /usr/bin/hmmsearch. Run as
+//                    `hmmsearch --cpu N --nonull2 -Z <targets> --noali --tblout F -o F`
+//                    on an uncompressed copy of the database (its read time counts:
+//                    it is part of what hmmsearch does end to end).
+//   --cpu N          hmmsearch's worker threads; default 16.
+//
+// Benchmarks, one per profile (the argument is the profile's index):
+//   BM_GpuMsv       MSV filter, every target (the warp kernels).
+//   BM_GpuViterbi   Viterbi filter, the targets the pipeline sends to it.
+//   BM_GpuForward   Forward, the targets that pass Viterbi.
+//   BM_GpuPipeline  search_chunk end to end on the GPU engine (MSV, the host's
+//                   bias filter and decisions, Viterbi, Forward, E-values).
+//   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
+//                   the profile and the database, all filters, domains, output).
+// Loading the targets into the GPU happens once, outside the timing.
+// Counters: cells_per_s (stage residues x M / time), residues, M, targets,
+// host_cpu_cores (process CPU time / wall time; hmmsearch's is its own), and
+// the pipeline's pass counts (past_msv, past_bias, past_vit, past_fwd).
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_util.h"
+#include "core/file_io.h"
+#include "hmm_file.h"
+#include "hmm_filters.h"
+#include "hmm_pipeline.h"
+
+namespace {
+
+using namespace helix::hmm;
+
+std::string g_db = "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz";
+std::string g_hmms;
+std::string g_hmmsearch = "/usr/bin/hmmsearch";
+int g_cpu = 16;
+
+std::string tutorial_dir() {
+  const char* dir = std::getenv("HELIX_HMMER_EXAMPLES");
+  return std::string(dir ? dir : "/usr/share/doc/hmmer/examples/tutorial") + "/";
+}
+
+struct Workload {
+  std::vector<TargetSequence> targets;
+  TargetChunk chunk;
+  std::string plain_fasta;  // uncompressed copy for hmmsearch
+  std::vector<std::string> hmm_paths;
+  std::vector<SearchProfile> profiles;
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+Workload& workload() {
+  static Workload load = [] {
+    Workload made;
+    const std::string text = helix::read_text_maybe_gzipped(g_db);
+    made.targets = parse_targets(text, g_db);
+    made.chunk = make_target_chunk(made.targets);
+    made.plain_fasta = "/tmp/hmm_bench_db." + std::to_string(getpid()) + ".fa";
+    helix::write_file_atomic(made.plain_fasta, text);
+    const std::string tutorial = tutorial_dir();
+    made.hmm_paths = g_hmms.empty() ? std::vector<std::string>{tutorial + "globins4.hmm", tutorial + "Pkinase.hmm",
+                                                                 tutorial + "../testsuite/SMC_N.hmm.gz"}
+                                    : split_commas(g_hmms);
+    for (std::string& path : made.hmm_paths) {
+      const std::vector<ProfileHmm> hmms = parse_hmm_file(helix::read_text_maybe_gzipped(path), path);
+      made.profiles.push_back(configure_profile(hmms.front()));
+      if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {  // hmmsearch wants it plain
+        const std::string plain = "/tmp/hmm_bench_" + std::to_string(made.profiles.size()) + ".hmm";
+        helix::write_file_atomic(plain, helix::read_text_maybe_gzipped(path));
+        path = plain;
+      }
+    }
+    return made;
+  }();
+  return load;
+}
+
+HmmEngine& gpu_engine() {
+  static std::unique_ptr<HmmEngine> engine = [] {
+    auto made = make_gpu_engine(0);
+    made->load_targets(workload().chunk);
+    return made;
+  }();
+  return *engine;
+}
+
+// The targets each stage sees, from one reference-free GPU pipeline run.
+struct StageTargets {
+  std::vector<std::uint32_t> viterbi, forward;
+  PipelineCounts counts;
+};
+StageTargets stage_targets(const SearchProfile& profile) {
+  HmmEngine& engine = gpu_engine();
+  engine.load_profile(profile);
+  const ChunkSearch search = search_chunk(profile, workload().chunk, engine, {});
+  // Re-derive the Viterbi set the way search_chunk does: MSV and bias survivors
+  // whose P-value is above F2.
+  StageTargets stages;
+  stages.counts = search.counts;
+  const std::vector<float> msv = engine.msv_scores();
+  PipelineOptions options;
+  for (std::uint32_t t = 0; t < workload().chunk.size(); ++t) {
+    const int L = workload().chunk.length(t);
+    const LengthConfig config = length_config(L);
+    double P = gumbel_survival(static_cast<float>((msv[t] - config.null_score) / kLn2), profile.msv_mu,
+                               profile.msv_lambda);
+    if (P > options.F1) continue;
+    const float filter = bias_filter_score(workload().chunk.begin(t), L, profile.bias_filter, config);
+    P = gumbel_survival(static_cast<float>((msv[t] - filter) / kLn2), profile.msv_mu, profile.msv_lambda);
+    if (P > options.F1) continue;
+    if (P > options.F2) stages.viterbi.push_back(t);
+  }
+  for (const PassedTarget& passed : search.passed) stages.forward.push_back(passed.target);
+  return stages;
+}
+
+double residues_of(const std::vector<std::uint32_t>& targets) {
+  double total = 0;
+  for (std::uint32_t t : targets) total += workload().chunk.length(t);
+  return total;
+}
+
+template <typename Work>
+void timed(benchmark::State& state, double residues, const SearchProfile& profile, Work work) {
+  double wall = 0, cpu = 0;
+  for (auto _ : state) {
+    const double cpu_before = helix::bench::process_cpu_seconds();
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    wall += elapsed.count();
+    cpu += helix::bench::process_cpu_seconds() - cpu_before;
+    state.SetIterationTime(elapsed.count());
+  }
+  state.counters["cells_per_s"] = residues * profile.M * static_cast<double>(state.iterations()) / wall;
+  state.counters["residues"] = residues;
+  state.counters["M"] = profile.M;
+  state.counters["host_cpu_cores"] = cpu / wall;
+  state.SetLabel(profile.name);
+}
+
+bool have_gpu(benchmark::State& state) {
+  if (hmm_gpu_device_count() > 0) return true;
+  state.SkipWithError("no CUDA device");
+  return false;
+}
+
+void BM_GpuMsv(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  HmmEngine& engine = gpu_engine();
+  engine.load_profile(profile);
+  timed(state, static_cast<double>(workload().chunk.codes.size()), profile,
+        [&] { benchmark::DoNotOptimize(engine.msv_scores()); });
+}
+
+void BM_GpuViterbi(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  const StageTargets stages = stage_targets(profile);
+  HmmEngine& engine = gpu_engine();
+  timed(state, residues_of(stages.viterbi), profile, [&] { benchmark::DoNotOptimize(engine.viterbi_scores(stages.viterbi)); });
+  state.counters["targets"] = static_cast<double>(stages.viterbi.size());
+}
+
+void BM_GpuForward(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  const StageTargets stages = stage_targets(profile);
+  HmmEngine& engine = gpu_engine();
+  timed(state, residues_of(stages.forward), profile, [&] { benchmark::DoNotOptimize(engine.forward_scores(stages.forward)); });
+  state.counters["targets"] = static_cast<double>(stages.forward.size());
+}
+
+void BM_GpuPipeline(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  HmmEngine& engine = gpu_engine();
+  PipelineCounts counts;
+  timed(state, static_cast<double>(workload().chunk.codes.size()), profile, [&] {
+    engine.load_profile(profile);
+    counts = search_chunk(profile, workload().chunk, engine, {}).counts;
+  });
+  state.counters["targets"] = static_cast<double>(counts.targets);
+  state.counters["past_msv"] = static_cast<double>(counts.past_msv);
+  state.counters["past_bias"] = static_cast<double>(counts.past_bias);
+  state.counters["past_vit"] = static_cast<double>(counts.past_viterbi);
+  state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
+}
+
+double children_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+void BM_Hmmsearch(benchmark::State& state) {
+  Workload& load = workload();
+  const SearchProfile& profile = load.profiles[state.range(0)];
+  const std::string out = "/tmp/hmm_bench_out." + std::to_string(getpid());
+  const std::string command = g_hmmsearch + " --cpu " + std::to_string(g_cpu) + " --nonull2 -Z " +
+                              std::to_string(load.chunk.size()) + " --noali --tblout " + out + ".tbl -o " + out +
+                              ".txt " + load.hmm_paths[state.range(0)] + " " + load.plain_fasta;
+  double wall = 0, cpu = 0;
+  for (auto _ : state) {
+    const double cpu_before = children_cpu_seconds();
+    const auto start = std::chrono::steady_clock::now();
+    const int status = std::system(command.c_str());
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (status != 0) {
+      state.SkipWithError(("hmmsearch failed: " + command).c_str());
+      return;
+    }
+    wall += elapsed.count();
+    cpu += children_cpu_seconds() - cpu_before;
+    state.SetIterationTime(elapsed.count());
+  }
+  state.counters["cells_per_s"] = static_cast<double>(load.chunk.codes.size()) * profile.M *
+                                  static_cast<double>(state.iterations()) / wall;
+  state.counters["M"] = profile.M;
+  state.counters["host_cpu_cores"] = cpu / wall;
+  // Its pass counts, for comparison with BM_GpuPipeline's.
+  std::ifstream text(out + ".txt");
+  const char* names[] = {"Passed MSV filter:", "Passed bias filter:", "Passed Vit filter:", "Passed Fwd filter:"};
+  const char* counters[] = {"past_msv", "past_bias", "past_vit", "past_fwd"};
+  for (std::string line; std::getline(text, line);)
+    for (int s = 0; s < 4; ++s)
+      if (line.rfind(names[s], 0) == 0) state.counters[counters[s]] = std::atof(line.c_str() + std::strlen(names[s]));
+  state.SetLabel(profile.name + " (hmmsearch --cpu " + std::to_string(g_cpu) + ")");
+}
+
+void profiles(benchmark::internal::Benchmark* b) {
+  b->ArgName("profile")->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  helix::bench::take_string_flags(argc, argv, {{"--db", &g_db}, {"--hmms", &g_hmms}, {"--hmmsearch", &g_hmmsearch}});
+  helix::bench::take_int_flags(argc, argv, {{"--cpu", &g_cpu}});
+  benchmark::Initialize(&argc, argv);
+  try {
+    const Workload& load = workload();  // read before any timing; a bad file stops here with one line
+    std::cerr << "hmm_bench: " << g_db << ": " << load.chunk.size() << " targets, " << load.chunk.codes.size()
+              << " residues; " << load.profiles.size() << " profiles\n";
+    for (auto* bench : {benchmark::RegisterBenchmark("BM_GpuMsv", BM_GpuMsv),
+                        benchmark::RegisterBenchmark("BM_GpuViterbi", BM_GpuViterbi),
+                        benchmark::RegisterBenchmark("BM_GpuForward", BM_GpuForward),
+                        benchmark::RegisterBenchmark("BM_GpuPipeline", BM_GpuPipeline),
+                        benchmark::RegisterBenchmark("BM_Hmmsearch", BM_Hmmsearch)}) {
+      profiles(bench);
+      bench->DenseRange(0, static_cast<int>(load.profiles.size()) - 1);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::remove(workload().plain_fasta.c_str());
+  return 0;
+}

@@ -1,0 +1,156 @@
+// hmm_gpu_test.cpp: the CUDA engine's filter scores equal the CPU
+// reference's bit for bit (MSV for every target, in the warp kernels and in
+// the one-thread-per-target path; Viterbi and Forward for samples and for
+// every target that reaches them), on hmmer-examples' profiles against real
+// proteins, planted consensus repeats that overflow the filters' integer
+// ranges, and edge lengths; and the whole pipeline gives the same counts
+// and scores on either engine. Skipped without a GPU.
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "core/file_io.h"
+#include "hmm_file.h"
+#include "hmm_pipeline.h"
+
+namespace helix::hmm {
+namespace {
+
+std::string data_dir(const char* variable, const char* fallback) {
+  const char* value = std::getenv(variable);
+  return std::string(value ? value : fallback) + "/";
+}
+// $HELIX_HMMER_EXAMPLES is hmmer-examples' tutorial folder (testsuite/ beside it).
+const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
+const std::string kTestsuite = kTutorial + "../testsuite/";
+const std::string kProteins = data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
+
+ProfileHmm read_profile(const std::string& path) {
+  return parse_hmm_file(read_text_maybe_gzipped(path), path).front();
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<TargetSequence> real_targets(std::size_t count) {
+  std::vector<TargetSequence> targets = parse_targets(read_text_maybe_gzipped(kProteins), "mmseqs2 DB");
+  targets.resize(std::min(count, targets.size()));
+  return targets;
+}
+
+// Targets that stress the edges: lengths around the warp's 32-residue
+// blocks, every code, and the model's consensus repeated (scores beyond the
+// filters' integer ranges).
+std::vector<TargetSequence> edge_targets(const ProfileHmm& hmm) {
+  std::vector<TargetSequence> targets;
+  std::uint32_t state = 11;
+  auto random_codes = [&](int length) {
+    std::vector<std::uint8_t> codes;
+    for (int i = 0; i < length; ++i) {
+      state = state * 1664525u + 1013904223u;
+      const std::uint32_t pick = state >> 8;
+      codes.push_back(static_cast<std::uint8_t>(pick % 53 == 0 ? kFirstDegenerate + pick % 7 : pick % kResidues));
+    }
+    return codes;
+  };
+  for (int length : {1, 2, 3, 31, 32, 33, 64, 65, 1000, 5000, 100000})
+    targets.push_back({"random" + std::to_string(length), "", random_codes(length)});
+  std::string consensus;
+  for (std::size_t k = 1; k < hmm.consensus.size(); ++k) consensus += static_cast<char>(std::toupper(hmm.consensus[k]));
+  for (int copies : {1, 2, 5, 40}) {
+    std::string repeated;
+    for (int c = 0; c < copies; ++c) repeated += consensus;
+    if (repeated.size() > kMaxTargetLength) repeated.resize(kMaxTargetLength);
+    targets.push_back({"consensus" + std::to_string(copies), "", digitize(repeated, "consensus")});
+  }
+  return targets;
+}
+
+class HmmGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (hmm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    if (!std::filesystem::exists(kTutorial + "globins4.hmm") || !std::filesystem::exists(kProteins))
+      GTEST_SKIP() << "hmmer-examples or mmseqs2-examples is not installed";
+  }
+
+  // Every filter score the GPU gives equals the reference's, and so does the pipeline.
+  void expect_reference_scores(const ProfileHmm& hmm, const std::vector<TargetSequence>& targets, bool warp_msv) {
+    const SearchProfile profile = configure_profile(hmm);
+    const TargetChunk chunk = make_target_chunk(targets);
+    auto gpu = make_gpu_engine(0, warp_msv);
+    auto reference = make_reference_engine();
+    for (HmmEngine* engine : {gpu.get(), reference.get()}) engine->load_targets(chunk), engine->load_profile(profile);
+
+    const std::vector<float> msv = reference->msv_scores(), gpu_msv = gpu->msv_scores();
+    ASSERT_EQ(gpu_msv.size(), msv.size());
+    int overflows = 0;
+    for (std::size_t t = 0; t < msv.size(); ++t) {
+      ASSERT_TRUE(same_bits(gpu_msv[t], msv[t])) << hmm.name << " MSV, target " << targets[t].name << " (length "
+                                                 << targets[t].codes.size() << "): " << gpu_msv[t] << " vs " << msv[t];
+      overflows += std::isinf(msv[t]) && msv[t] > 0;
+    }
+    std::vector<std::uint32_t> sample;  // every 17th target plus the edge cases at the end
+    for (std::uint32_t t = 0; t < chunk.size(); ++t)
+      if (t % 17 == 0 || t + 20 >= chunk.size()) sample.push_back(t);
+    expect_same(hmm.name + " Viterbi", sample, reference->viterbi_scores(sample), gpu->viterbi_scores(sample), targets);
+    expect_same(hmm.name + " Forward", sample, reference->forward_scores(sample), gpu->forward_scores(sample), targets);
+
+    const ChunkSearch expected = search_chunk(profile, chunk, *reference, {});
+    const ChunkSearch got = search_chunk(profile, chunk, *gpu, {});
+    EXPECT_EQ(got.counts.past_msv, expected.counts.past_msv);
+    EXPECT_EQ(got.counts.past_bias, expected.counts.past_bias);
+    EXPECT_EQ(got.counts.past_viterbi, expected.counts.past_viterbi);
+    ASSERT_EQ(got.passed.size(), expected.passed.size());
+    for (std::size_t p = 0; p < got.passed.size(); ++p) {
+      EXPECT_EQ(got.passed[p].target, expected.passed[p].target);
+      EXPECT_TRUE(same_bits(got.passed[p].score_bits, expected.passed[p].score_bits));
+    }
+    RecordProperty(hmm.name + "_msv_overflows", overflows);
+    RecordProperty(hmm.name + "_passed_forward", static_cast<int>(expected.passed.size()));
+  }
+
+  static void expect_same(const std::string& what, const std::vector<std::uint32_t>& sample,
+                          const std::vector<float>& expected, const std::vector<float>& got,
+                          const std::vector<TargetSequence>& targets) {
+    ASSERT_EQ(got.size(), expected.size()) << what;
+    for (std::size_t s = 0; s < sample.size(); ++s)
+      ASSERT_TRUE(same_bits(got[s], expected[s])) << what << ", target " << targets[sample[s]].name << " (length "
+                                                  << targets[sample[s]].codes.size() << "): " << got[s] << " vs "
+                                                  << expected[s];
+  }
+};
+
+TEST_F(HmmGpu, TutorialProfilesOnRealProteins) {
+  std::vector<TargetSequence> targets = real_targets(3000);
+  for (const char* name : {"globins4.hmm", "fn3.hmm", "Pkinase.hmm"}) {
+    const ProfileHmm hmm = read_profile(kTutorial + name);
+    std::vector<TargetSequence> with_edges = targets;
+    for (TargetSequence& edge : edge_targets(hmm)) with_edges.push_back(std::move(edge));
+    expect_reference_scores(hmm, with_edges, true);
+  }
+}
+
+TEST_F(HmmGpu, TestsuiteProfilesSmallAndLarge) {
+  const std::vector<TargetSequence> targets = real_targets(800);
+  for (const char* name : {"20aa.hmm.gz", "XYPPX.hmm", "SMC_N.hmm.gz", "Patched.hmm.gz", "LuxC.hmm.gz"}) {
+    if (!std::filesystem::exists(kTestsuite + name)) continue;
+    const ProfileHmm hmm = read_profile(kTestsuite + name);
+    std::vector<TargetSequence> with_edges = targets;
+    for (TargetSequence& edge : edge_targets(hmm)) with_edges.push_back(std::move(edge));
+    expect_reference_scores(hmm, with_edges, true);
+  }
+}
+
+TEST_F(HmmGpu, ThreadPerTargetMsvPath) {
+  const ProfileHmm hmm = read_profile(kTutorial + "Pkinase.hmm");
+  std::vector<TargetSequence> targets = real_targets(600);
+  for (TargetSequence& edge : edge_targets(hmm)) targets.push_back(std::move(edge));
+  expect_reference_scores(hmm, targets, false);
+}
+
+}  // namespace
+}  // namespace helix::hmm
