@@ -101,6 +101,15 @@ HELIX_HMM_HD float msv_filter_score(const std::uint8_t* codes, int L, const MsvV
   return xJ < 0 ? __builtin_huge_valf() : msv_score_of_xj(xJ, tjb);
 }
 
+// The Viterbi filter's score (nats) of the final C state's word.
+HELIX_HMM_HD float viterbi_score_of_xc(int xC, std::int16_t move) {
+  if (xC <= -32768) return -__builtin_huge_valf();
+  float score = static_cast<float>(xC) + static_cast<float>(move) - static_cast<float>(SearchProfile::kVitBase);
+  score /= kVitScale;
+  score -= 3.0;
+  return score;
+}
+
 // Viterbi filter: best multihit gapped score in words. +infinity on overflow.
 HELIX_HMM_HD float viterbi_filter_score(const std::uint8_t* codes, int L, const ViterbiView& p, std::int16_t move,
                                         std::int16_t* rows) {
@@ -140,11 +149,7 @@ HELIX_HMM_HD float viterbi_filter_score(const std::uint8_t* codes, int L, const 
       for (int k = 2; k <= M; ++k)
         drow[k] = static_cast<std::int16_t>(max_int(drow[k], saturate_word(drow[k - 1] + p.transitions[k - 2].dd)));
   }
-  if (xC <= -32768) return -__builtin_huge_valf();
-  float score = static_cast<float>(xC) + static_cast<float>(move) - static_cast<float>(SearchProfile::kVitBase);
-  score /= kVitScale;
-  score -= 3.0;
-  return score;
+  return viterbi_score_of_xc(xC, move);
 }
 
 // Forward: log of the summed probability of all multihit local paths (nats).

@@ -18,6 +18,7 @@
 // across profiles.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -113,38 +114,241 @@ __global__ void __launch_bounds__(kMsvBlock) msv_warp_kernel(MsvKernelArgs a) {
 }
 
 // Targets of a Viterbi or Forward batch: which target, its length config.
-struct ThreadTarget {
+struct BatchTarget {
   std::uint32_t target;
   std::int16_t vit_move;
   float fwd_move, fwd_loop;
 };
 
-__global__ void viterbi_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets,
-                                      const ThreadTarget* batch, std::uint32_t count, ViterbiView view,
-                                      std::int16_t* scratch, float* out) {
-  const std::uint32_t threads = gridDim.x * blockDim.x;
-  const std::uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-  std::int16_t* rows = scratch + static_cast<std::size_t>(id) * viterbi_scratch_words(view.M);
-  for (std::uint32_t b = id; b < count; b += threads) {
-    const ThreadTarget& target = batch[b];
+// Takes the next target of a batch for a group of lanes (lane 0 of the group asks).
+__device__ __forceinline__ unsigned next_slot(unsigned* next, unsigned mask, int group_lane, int group_leader) {
+  unsigned slot = 0;
+  if (group_lane == 0) slot = atomicAdd(next, 1u);
+  return __shfl_sync(mask, slot, group_leader);
+}
+
+// Viterbi filter, one warp per target, the model striped over the lanes as
+// HMMER stripes it over vector elements: lane z holds cells k = q+1+zQ,
+// q = 0..Q-1, Q = ceil(M/32). Rows live in global scratch, [q][lane] per
+// warp (coalesced). Saturating 16-bit arithmetic is emulated on ints; the D
+// chain (when the lazy-F rule asks for it) is carried across lanes pass
+// after pass until no lane improves, which is the serial chain's fixpoint.
+struct ViterbiStriped {
+  int M, Q;
+  const std::int16_t* match;                            // [code][q][lane]
+  const CellTransitions<std::int16_t>* transitions;     // [q][lane]
+  std::int16_t e_loop, e_move;
+  int dd_bound;
+};
+
+__device__ __forceinline__ int sat_low(int v) { return max(v, -32768); }
+__device__ __forceinline__ int sat_both(int v) { return min(max(v, -32768), 32767); }
+
+__global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
+                                    std::uint32_t count, ViterbiStriped v, std::int16_t* scratch, int* out_xc,
+                                    unsigned* next) {
+  const int lane = threadIdx.x % kWarp;
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  const int Q = v.Q;
+  std::int16_t* mrow = scratch + warp * 3 * Q * kWarp;
+  std::int16_t* irow = mrow + Q * kWarp;
+  std::int16_t* drow = irow + Q * kWarp;
+  for (;;) {
+    const unsigned b = next_slot(next, kFullMask, lane, 0);
+    if (b >= count) return;
+    const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];
     const int L = static_cast<int>(offsets[target.target + 1] - offset);
-    out[b] = viterbi_filter_score(codes + offset, L, view, target.vit_move, rows);
+    for (int q = 0; q < Q; ++q) mrow[q * kWarp + lane] = irow[q * kWarp + lane] = drow[q * kWarp + lane] = -32768;
+    const int xN = SearchProfile::kVitBase, move = target.vit_move;
+    int xB = xN + move, xJ = -32768, xC = -32768;
+    bool overflow = false;
+    for (int i0 = 0; i0 < L && !overflow; i0 += kWarp) {
+      const int mine = i0 + lane < L ? codes[offset + i0 + lane] : 0;
+      const int n = min(kWarp, L - i0);
+      for (int j = 0; j < n; ++j) {
+        const int x = __shfl_sync(kFullMask, mine, j);
+        const std::int16_t* emission = v.match + static_cast<std::size_t>(x) * Q * kWarp + lane;
+        int mpv = __shfl_up_sync(kFullMask, static_cast<int>(mrow[(Q - 1) * kWarp + lane]), 1);
+        int dpv = __shfl_up_sync(kFullMask, static_cast<int>(drow[(Q - 1) * kWarp + lane]), 1);
+        int ipv = __shfl_up_sync(kFullMask, static_cast<int>(irow[(Q - 1) * kWarp + lane]), 1);
+        if (lane == 0) mpv = dpv = ipv = -32768;
+        int dcv = -32768, xE = -32768, dmax = -32768;
+        for (int q = 0; q < Q; ++q) {
+          const int c = q * kWarp + lane;
+          const CellTransitions<std::int16_t> t = v.transitions[c];
+          int sv = max(max(sat_low(xB + t.bm), sat_low(mpv + t.mm)), max(sat_low(ipv + t.im), sat_low(dpv + t.dm)));
+          sv = sat_both(sv + emission[q * kWarp]);
+          xE = max(xE, sv);
+          mpv = mrow[c], dpv = drow[c], ipv = irow[c];
+          mrow[c] = static_cast<std::int16_t>(sv);
+          drow[c] = static_cast<std::int16_t>(dcv);
+          dcv = sat_low(sv + t.md);
+          dmax = max(dmax, dcv);
+          irow[c] = static_cast<std::int16_t>(max(sat_low(mpv + t.mi), sat_low(ipv + t.ii)));
+        }
+        xE = __reduce_max_sync(kFullMask, xE);
+        if (xE >= 32767) {
+          overflow = true;
+          break;
+        }
+        xC = static_cast<std::int16_t>(max(xC, xE + v.e_move));
+        xJ = static_cast<std::int16_t>(max(xJ, xE + v.e_loop));
+        xB = static_cast<std::int16_t>(max(xJ + move, xN + move));
+        dmax = __reduce_max_sync(kFullMask, dmax);
+        int carry = __shfl_up_sync(kFullMask, dcv, 1);
+        if (lane == 0) carry = -32768;
+        if (dmax + v.dd_bound > xB) {
+          for (int q = 0; q < Q; ++q) {  // first pass: M->D and D->D within the lane's stripe
+            const int c = q * kWarp + lane;
+            const int d = max(carry, static_cast<int>(drow[c]));
+            drow[c] = static_cast<std::int16_t>(d);
+            carry = sat_low(d + v.transitions[c].dd);
+          }
+          bool improved = true;
+          while (__any_sync(kFullMask, improved)) {  // carry D->D across stripes until nothing improves
+            carry = __shfl_up_sync(kFullMask, carry, 1);
+            if (lane == 0) carry = -32768;
+            improved = false;
+            bool stopped = false;
+            for (int q = 0; q < Q && !stopped; ++q) {
+              const int c = q * kWarp + lane;
+              stopped = carry <= drow[c];
+              if (stopped) break;
+              drow[c] = static_cast<std::int16_t>(carry);
+              improved = true;
+              carry = sat_low(carry + v.transitions[c].dd);
+            }
+            if (stopped || !improved) carry = -32768;  // nothing new leaves this stripe
+          }
+        } else {
+          drow[lane] = static_cast<std::int16_t>(carry);  // q = 0 takes M->D from the lane before
+        }
+      }
+    }
+    if (lane == 0) out_xc[b] = overflow ? 32767 : xC;
   }
 }
 
-__global__ void forward_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets,
-                                      const ThreadTarget* batch, std::uint32_t count, ForwardView view,
-                                      float* scratch, float* out) {
-  const std::uint32_t threads = gridDim.x * blockDim.x;
-  const std::uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-  float* rows = scratch + static_cast<std::size_t>(id) * forward_scratch_floats(view.M);
-  for (std::uint32_t b = id; b < count; b += threads) {
-    const ThreadTarget& target = batch[b];
+// Forward, four lanes per target (eight targets per warp), each lane one of
+// HMMER's four SSE elements: the same cells, the same float operations in the
+// same order as ForwardParser and forward_score(), so the scores are equal
+// bit for bit. Rows live in global scratch, [array][q][lane] per warp.
+struct ForwardStriped {
+  int M, Q;
+  const float* match;                          // [code][q][z]
+  const CellTransitions<float>* transitions;   // [q][z]
+  float e_loop, e_move;
+};
+constexpr int kForwardLanes = 4;
+
+__global__ void forward_group_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
+                                     std::uint32_t count, ForwardStriped f, float* scratch, float* out,
+                                     unsigned* next) {
+  const int lane = threadIdx.x % kWarp, z = lane % kForwardLanes, leader = lane - z;
+  const unsigned mask = 0xfu << leader;
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  const int Q = f.Q;
+  float* mrow = scratch + warp * 3 * Q * kWarp;
+  float* drow = mrow + Q * kWarp;
+  float* irow = drow + Q * kWarp;
+  auto shift = [&](float value) {  // lane z takes lane z-1's value; lane 0 takes 0
+    const float got = __shfl_up_sync(mask, value, 1, kForwardLanes);
+    return z == 0 ? 0.0f : got;
+  };
+  for (;;) {
+    const unsigned b = next_slot(next, mask, z, leader);
+    if (b >= count) return;
+    const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];
     const int L = static_cast<int>(offsets[target.target + 1] - offset);
-    out[b] = forward_score(codes + offset, L, view, target.fwd_move, target.fwd_loop, rows);
+    const float move = target.fwd_move, loop = target.fwd_loop;
+    for (int q = 0; q < Q; ++q) mrow[q * kWarp + lane] = drow[q * kWarp + lane] = irow[q * kWarp + lane] = 0.0f;
+    float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
+    for (int i = 0; i < L; ++i) {
+      const int x = codes[offset + i];
+      const float* emission = f.match + static_cast<std::size_t>(x) * Q * kForwardLanes + z;
+      float mpv = shift(mrow[(Q - 1) * kWarp + lane]);
+      float dpv = shift(drow[(Q - 1) * kWarp + lane]);
+      float ipv = shift(irow[(Q - 1) * kWarp + lane]);
+      float xEv = 0.0f, dcv = 0.0f;
+      for (int q = 0; q < Q; ++q) {
+        const int c = q * kWarp + lane;
+        const CellTransitions<float> t = f.transitions[q * kForwardLanes + z];
+        float sv = xB * t.bm;
+        sv = sv + mpv * t.mm;
+        sv = sv + ipv * t.im;
+        sv = sv + dpv * t.dm;
+        sv = sv * emission[q * kForwardLanes];
+        xEv = xEv + sv;
+        mpv = mrow[c], dpv = drow[c], ipv = irow[c];
+        mrow[c] = sv;
+        drow[c] = dcv;
+        dcv = sv * t.md;
+        const float from_m = mpv * t.mi;
+        irow[c] = from_m + ipv * t.ii;
+      }
+      dcv = shift(dcv);
+      drow[lane] = 0.0f;
+      for (int q = 0; q < Q; ++q) {
+        const int c = q * kWarp + lane;
+        drow[c] = dcv + drow[c];
+        dcv = drow[c] * f.transitions[q * kForwardLanes + z].dd;
+      }
+      for (int pass = 1; pass < 4; ++pass) {
+        dcv = shift(dcv);
+        bool changed = false;
+        for (int q = 0; q < Q; ++q) {
+          const int c = q * kWarp + lane;
+          const float sum = dcv + drow[c];
+          changed = changed || sum > drow[c];
+          drow[c] = sum;
+          dcv = dcv * f.transitions[q * kForwardLanes + z].dd;
+        }
+        if (f.M >= 100 && __ballot_sync(mask, changed) == 0) break;
+      }
+      for (int q = 0; q < Q; ++q) xEv = drow[q * kWarp + lane] + xEv;
+      const float pair = xEv + __shfl_xor_sync(mask, xEv, 1, kForwardLanes);  // (v0+v1), (v2+v3)
+      const float xE = pair + __shfl_xor_sync(mask, pair, 2, kForwardLanes);
+      xN = xN * loop;
+      xC = (xC * loop) + (xE * f.e_move);
+      xJ = (xJ * loop) + (xE * f.e_loop);
+      xB = (xJ * move) + (xN * move);
+      if (xE > 1.0e4) {
+        xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
+        const float scale = static_cast<float>(1.0 / xE);
+        for (int q = 0; q < Q; ++q) {
+          const int c = q * kWarp + lane;
+          mrow[c] = mrow[c] * scale, drow[c] = drow[c] * scale, irow[c] = irow[c] * scale;
+        }
+        totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
+      }
+    }
+    if (z == 0) out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
   }
+}
+
+// A profile's per-cell arrays in a striped layout: element (q, lane) is cell
+// k = q+1+lane*Q, `padding` beyond M.
+template <typename T>
+std::vector<T> striped(int M, int Q, int lanes, T padding, const std::function<T(int)>& cell_value) {
+  std::vector<T> out(static_cast<std::size_t>(Q) * lanes, padding);
+  for (int q = 0; q < Q; ++q)
+    for (int lane = 0; lane < lanes; ++lane) {
+      const int k = q + 1 + lane * Q;
+      if (k <= M) out[q * lanes + lane] = cell_value(k);
+    }
+  return out;
+}
+
+template <typename T>
+std::vector<T> striped_emissions(const std::vector<T>& by_code, int M, int Q, int lanes, T padding) {
+  std::vector<T> out;
+  for (int x = 0; x < kCodes; ++x) {
+    const std::vector<T> row = striped<T>(M, Q, lanes, padding, [&](int k) { return by_code[x * M + k - 1]; });
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
 }
 
 // The MSV scores of a profile in the warp kernel's layout (see MsvKernelArgs).
@@ -244,12 +448,21 @@ class GpuEngine : public HmmEngine {
       msv_pairs_.upload(pairs.data(), pairs.size(), "uploading MSV scores");
     }
     msv_cost_.upload(profile.msv_cost.data(), profile.msv_cost.size(), "uploading MSV costs");
-    vit_match_.upload(profile.vit_match.data(), profile.vit_match.size(), "uploading Viterbi scores");
-    vit_transitions_.upload(profile.vit_transitions.data(), profile.vit_transitions.size(),
-                            "uploading Viterbi transitions");
-    fwd_match_.upload(profile.fwd_match.data(), profile.fwd_match.size(), "uploading Forward odds");
-    fwd_transitions_.upload(profile.fwd_transitions.data(), profile.fwd_transitions.size(),
-                            "uploading Forward transitions");
+    const int M = profile.M;
+    vit_q_ = (M + kWarp - 1) / kWarp;
+    const CellTransitions<std::int16_t> no_words{-32768, -32768, -32768, -32768, -32768, -32768, -32768, -32768};
+    const auto vit_match = striped_emissions<std::int16_t>(profile.vit_match, M, vit_q_, kWarp, -32768);
+    const auto vit_transitions = striped<CellTransitions<std::int16_t>>(
+        M, vit_q_, kWarp, no_words, [&](int k) { return profile.vit_transitions[k - 1]; });
+    vit_match_.upload(vit_match.data(), vit_match.size(), "uploading Viterbi scores");
+    vit_transitions_.upload(vit_transitions.data(), vit_transitions.size(), "uploading Viterbi transitions");
+    fwd_q_ = forward_segments(M);
+    const CellTransitions<float> no_odds{0, 0, 0, 0, 0, 0, 0, 0};
+    const auto fwd_match = striped_emissions<float>(profile.fwd_match, M, fwd_q_, kForwardLanes, 0.0f);
+    const auto fwd_transitions = striped<CellTransitions<float>>(
+        M, fwd_q_, kForwardLanes, no_odds, [&](int k) { return profile.fwd_transitions[k - 1]; });
+    fwd_match_.upload(fwd_match.data(), fwd_match.size(), "uploading Forward odds");
+    fwd_transitions_.upload(fwd_transitions.data(), fwd_transitions.size(), "uploading Forward transitions");
   }
 
   std::vector<float> msv_scores() override {
@@ -282,63 +495,79 @@ class GpuEngine : public HmmEngine {
   }
 
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
-    const ViterbiView view{profile_->M, vit_match_.data, vit_transitions_.data, profile_->vit_e_loop,
-                           profile_->vit_e_move, profile_->vit_dd_bound};
-    return per_thread_scores(which, viterbi_scratch_words(profile_->M) * sizeof(std::int16_t),
-                             [&](const ThreadTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out) {
-                               viterbi_thread_kernel<<<blocks, kThreadBlock>>>(codes_.data, offsets_.data, batch, count,
-                                                                               view, static_cast<std::int16_t*>(scratch),
-                                                                               out);
-                             });
+    const ViterbiStriped view{profile_->M, vit_q_, vit_match_.data, vit_transitions_.data, profile_->vit_e_loop,
+                              profile_->vit_e_move, profile_->vit_dd_bound};
+    const std::size_t row_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
+    std::vector<int> xc = batch_scores<int>(which, kWarp, row_bytes, [&](const BatchTarget* batch, std::uint32_t count,
+                                                                        int blocks, void* scratch, int* out,
+                                                                        unsigned* next) {
+      viterbi_warp_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, view,
+                                                   static_cast<std::int16_t*>(scratch), out, next);
+    });
+    std::vector<float> scores(which.size());
+    for (std::size_t b = 0; b < which.size(); ++b)
+      scores[b] = xc[b] >= 32767 ? std::numeric_limits<float>::infinity()
+                                 : viterbi_score_of_xc(xc[b], length_config(targets_->length(which[b])).vit_move);
+    return scores;
   }
 
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
-    const ForwardView view{profile_->M, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
-                           profile_->fwd_e_move};
-    return per_thread_scores(which, forward_scratch_floats(profile_->M) * sizeof(float),
-                             [&](const ThreadTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out) {
-                               forward_thread_kernel<<<blocks, kThreadBlock>>>(codes_.data, offsets_.data, batch, count,
-                                                                               view, static_cast<float*>(scratch), out);
-                             });
+    const ForwardStriped view{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
+                              profile_->fwd_e_move};
+    const std::size_t row_bytes = 3 * sizeof(float) * fwd_q_ * kWarp;
+    return batch_scores<float>(which, kForwardLanes, row_bytes, [&](const BatchTarget* batch, std::uint32_t count,
+                                                                    int blocks, void* scratch, float* out,
+                                                                    unsigned* next) {
+      forward_group_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, view,
+                                                    static_cast<float*>(scratch), out, next);
+    });
   }
 
  private:
-  static constexpr int kThreadBlock = 64;
-  static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of per-thread DP rows
+  static constexpr int kBatchBlock = 128;
+  static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of DP rows in global memory
 
-  // Runs a one-thread-per-target kernel over `which`, longest first, and
-  // returns the scores in `which`'s order.
-  template <typename Launch>
-  std::vector<float> per_thread_scores(const std::vector<std::uint32_t>& which, std::size_t scratch_bytes,
-                                       Launch launch) {
+  // Runs a batch kernel (`lanes_per_target` lanes per target, rows of
+  // `warp_row_bytes` per warp) over `which`, longest first; results in
+  // `which`'s order.
+  template <typename Result, typename Launch>
+  std::vector<Result> batch_scores(const std::vector<std::uint32_t>& which, int lanes_per_target,
+                                   std::size_t warp_row_bytes, Launch launch) {
     const std::uint32_t count = static_cast<std::uint32_t>(which.size());
-    std::vector<float> scores(count);
-    if (count == 0) return scores;
+    std::vector<Result> results(count);
+    if (count == 0) return results;
     std::vector<std::uint32_t> by_length(count);
     std::iota(by_length.begin(), by_length.end(), 0u);
     std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
       return targets_->length(which[a]) > targets_->length(which[b]);
     });
-    std::vector<ThreadTarget> batch(count);
+    std::vector<BatchTarget> batch(count);
     for (std::uint32_t b = 0; b < count; ++b) {
       const LengthConfig config = length_config(targets_->length(which[by_length[b]]));
       batch[b] = {which[by_length[b]], config.vit_move, config.fwd_move, config.fwd_loop};
     }
-    DeviceBuffer<ThreadTarget> device_batch;
+    DeviceBuffer<BatchTarget> device_batch;
     device_batch.upload(batch.data(), count, "uploading a filter batch");
-    const std::size_t most_threads = std::max<std::size_t>(kThreadBlock, kScratchBudget / scratch_bytes);
-    const int blocks = static_cast<int>(
-        std::min<std::size_t>((count + kThreadBlock - 1) / kThreadBlock, most_threads / kThreadBlock));
+    const std::size_t targets_per_warp = kWarp / lanes_per_target;
+    const std::size_t warps_wanted = (count + targets_per_warp - 1) / targets_per_warp;
+    const std::size_t warps_allowed = std::max<std::size_t>(1, kScratchBudget / warp_row_bytes);
+    const std::size_t warps_per_block = kBatchBlock / kWarp;
+    const std::size_t resident = static_cast<std::size_t>(sms_) * 64;  // what the GPU keeps in flight
+    const std::size_t warps = std::min({warps_wanted, warps_allowed, resident});
+    const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
     DeviceBuffer<unsigned char> scratch;
-    scratch.allocate(static_cast<std::size_t>(blocks) * kThreadBlock * scratch_bytes, "filter scratch");
-    DeviceBuffer<float> out;
-    out.allocate(count, "filter scores");
-    launch(device_batch.data, count, blocks, scratch.data, out.data);
+    scratch.allocate(static_cast<std::size_t>(blocks) * warps_per_block * warp_row_bytes, "filter DP rows");
+    DeviceBuffer<Result> out;
+    out.allocate(count, "filter results");
+    DeviceBuffer<unsigned> next;
+    const unsigned zero = 0;
+    next.upload(&zero, 1, "filter work counter");
+    launch(device_batch.data, count, blocks, scratch.data, out.data, next.data);
     check_cuda(cudaGetLastError(), "filter kernel launch");
-    std::vector<float> sorted(count);
-    check_cuda(cudaMemcpy(sorted.data(), out.data, count * sizeof(float), cudaMemcpyDeviceToHost), "filter scores");
-    for (std::uint32_t b = 0; b < count; ++b) scores[by_length[b]] = sorted[b];
-    return scores;
+    std::vector<Result> sorted(count);
+    check_cuda(cudaMemcpy(sorted.data(), out.data, count * sizeof(Result), cudaMemcpyDeviceToHost), "filter results");
+    for (std::uint32_t b = 0; b < count; ++b) results[by_length[b]] = sorted[b];
+    return results;
   }
 
   std::string name_;
@@ -346,7 +575,7 @@ class GpuEngine : public HmmEngine {
   bool warp_msv_ = true;
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
-  int msv_words_ = 0;
+  int msv_words_ = 0, vit_q_ = 1, fwd_q_ = 2;
   std::vector<std::uint8_t> tjb_host_;
   DeviceBuffer<std::uint8_t> codes_, tjb_, msv_cost_;
   DeviceBuffer<std::uint64_t> offsets_;
