@@ -230,86 +230,152 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
   }
 }
 
-// Forward, four lanes per target (eight targets per warp), each lane one of
-// HMMER's four SSE elements: the same cells, the same float operations in the
-// same order as ForwardParser and forward_score(), so the scores are equal
-// bit for bit. Rows live in global scratch, [array][q][lane] per warp.
+// Forward, one warp per target. HMMER's ForwardParser works on four SSE
+// elements (z), each a stripe of Q cells; what it computes cell by cell (M
+// and I from the previous row, D's first term from the cell before) does
+// not depend on order, so eight lanes share each stripe for that part; what
+// does (the row's running sum for E, and the D->D chains along the stripe,
+// pass after pass) runs on one lane per stripe in HMMER's order. The same
+// float operations in the same order as ForwardParser and forward_score():
+// equal scores bit for bit. Rows: previous and current M, D, I, [z][q],
+// in shared memory (global for very long models).
 struct ForwardStriped {
   int M, Q;
   const float* match;                          // [code][q][z]
   const CellTransitions<float>* transitions;   // [q][z]
   float e_loop, e_move;
 };
-constexpr int kForwardLanes = 4;
+constexpr int kForwardLanes = 4;                          // HMMER's SSE elements
+constexpr int kForwardHelpers = kWarp / kForwardLanes;    // lanes per stripe
+constexpr int kForwardWarpsPerBlock = 2;
+constexpr unsigned kStripeLeaders = 0x01010101u;          // lanes 0, 8, 16, 24
 
-__global__ void forward_group_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
-                                     std::uint32_t count, ForwardStriped f, float* scratch, float* out,
-                                     unsigned* next) {
-  const int lane = threadIdx.x % kWarp, z = lane % kForwardLanes, leader = lane - z;
-  const unsigned mask = 0xfu << leader;
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
-  const int Q = f.Q;
-  float* mrow = scratch + warp * 3 * Q * kWarp;
-  float* drow = mrow + Q * kWarp;
-  float* irow = drow + Q * kWarp;
-  auto shift = [&](float value) {  // lane z takes lane z-1's value; lane 0 takes 0
-    const float got = __shfl_up_sync(mask, value, 1, kForwardLanes);
-    return z == 0 ? 0.0f : got;
-  };
+constexpr int kAhead = 8;                                 // operands loaded ahead in the serial chains
+
+// Per warp: two rows of M, D, I (4Q each), the stripes' D->D odds (4Q), and
+// the four stripes' outgoing M->D.
+__host__ __device__ inline std::size_t forward_warp_floats(int Q) {
+  return 7 * kForwardLanes * static_cast<std::size_t>(Q) + kForwardLanes;
+}
+
+__global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
+                                    std::uint32_t count, ForwardStriped f, float* global_rows, bool shared_rows,
+                                    float* out, unsigned* next) {
+  extern __shared__ float shared_scratch[];
+  const int lane = threadIdx.x % kWarp, z = lane / kForwardHelpers, helper = lane % kForwardHelpers;
+  const int Q = f.Q, span = (Q + kForwardHelpers - 1) / kForwardHelpers;
+  const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
+  const std::size_t stride = forward_warp_floats(Q);
+  float* rows = shared_rows ? shared_scratch + (threadIdx.x / kWarp) * stride
+                            : global_rows + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * stride;
+  float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
+  float* dcv_out = dd_by_stripe + kForwardLanes * Q;
+  for (int c = lane; c < kForwardLanes * Q; c += kWarp)
+    dd_by_stripe[c] = f.transitions[(c % Q) * kForwardLanes + c / Q].dd;
+  float* buffers[2] = {rows, rows + 3 * kForwardLanes * Q};  // each: M, D, I of 4Q
+  const bool leader = helper == 0;
   for (;;) {
-    const unsigned b = next_slot(next, mask, z, leader);
+    const unsigned b = next_slot(next, kFullMask, lane, 0);
     if (b >= count) return;
     const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];
     const int L = static_cast<int>(offsets[target.target + 1] - offset);
     const float move = target.fwd_move, loop = target.fwd_loop;
-    for (int q = 0; q < Q; ++q) mrow[q * kWarp + lane] = drow[q * kWarp + lane] = irow[q * kWarp + lane] = 0.0f;
+    for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
+    __syncwarp();
     float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
     for (int i = 0; i < L; ++i) {
       const int x = codes[offset + i];
-      const float* emission = f.match + static_cast<std::size_t>(x) * Q * kForwardLanes + z;
-      float mpv = shift(mrow[(Q - 1) * kWarp + lane]);
-      float dpv = shift(drow[(Q - 1) * kWarp + lane]);
-      float ipv = shift(irow[(Q - 1) * kWarp + lane]);
-      float xEv = 0.0f, dcv = 0.0f;
-      for (int q = 0; q < Q; ++q) {
-        const int c = q * kWarp + lane;
+      const float* pm = buffers[(i + 1) & 1];  // previous row
+      const float* pd = pm + kForwardLanes * Q;
+      const float* pi = pd + kForwardLanes * Q;
+      float* cm = buffers[i & 1];
+      float* cd = cm + kForwardLanes * Q;
+      float* ci = cd + kForwardLanes * Q;
+      // Cell by cell, in parallel along each stripe.
+      for (int q = q_begin; q < q_end; ++q) {
+        const int c = z * Q + q;
+        const int before = c - 1;  // the cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0
+        const float mpv = before >= 0 ? pm[before] : 0.0f;
+        const float dpv = before >= 0 ? pd[before] : 0.0f;
+        const float ipv = before >= 0 ? pi[before] : 0.0f;
         const CellTransitions<float> t = f.transitions[q * kForwardLanes + z];
         float sv = xB * t.bm;
         sv = sv + mpv * t.mm;
         sv = sv + ipv * t.im;
         sv = sv + dpv * t.dm;
-        sv = sv * emission[q * kForwardLanes];
-        xEv = xEv + sv;
-        mpv = mrow[c], dpv = drow[c], ipv = irow[c];
-        mrow[c] = sv;
-        drow[c] = dcv;
-        dcv = sv * t.md;
-        const float from_m = mpv * t.mi;
-        irow[c] = from_m + ipv * t.ii;
+        sv = sv * f.match[(static_cast<std::size_t>(x) * Q + q) * kForwardLanes + z];
+        cm[c] = sv;
+        if (q + 1 < Q) cd[c + 1] = sv * t.md;
+        else dcv_out[z] = sv * t.md;
+        const float from_m = pm[c] * t.mi;
+        ci[c] = from_m + pi[c] * t.ii;
       }
-      dcv = shift(dcv);
-      drow[lane] = 0.0f;
-      for (int q = 0; q < Q; ++q) {
-        const int c = q * kWarp + lane;
-        drow[c] = dcv + drow[c];
-        dcv = drow[c] * f.transitions[q * kForwardLanes + z].dd;
-      }
-      for (int pass = 1; pass < 4; ++pass) {
-        dcv = shift(dcv);
-        bool changed = false;
-        for (int q = 0; q < Q; ++q) {
-          const int c = q * kWarp + lane;
-          const float sum = dcv + drow[c];
-          changed = changed || sum > drow[c];
-          drow[c] = sum;
-          dcv = dcv * f.transitions[q * kForwardLanes + z].dd;
+      __syncwarp();
+      // In HMMER's order, one lane per stripe: E's running sum and the D->D chains.
+      float xE = 0.0f;
+      if (leader) {
+        // The chains are serial; their operands are not: load them eight
+        // cells ahead so each step waits for arithmetic, not for memory.
+        const float* stripe_dd = dd_by_stripe + z * Q;
+        float* stripe_d = cd + z * Q;
+        float xEv = 0.0f;
+        for (int q0 = 0; q0 < Q; q0 += kAhead) {
+          float m[kAhead];
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a) m[a] = q0 + a < Q ? cm[z * Q + q0 + a] : 0.0f;
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a)
+            if (q0 + a < Q) xEv = xEv + m[a];
         }
-        if (f.M >= 100 && __ballot_sync(mask, changed) == 0) break;
+        float dcv = z > 0 ? dcv_out[z - 1] : 0.0f;
+        stripe_d[0] = 0.0f;
+        for (int q0 = 0; q0 < Q; q0 += kAhead) {
+          float d[kAhead], dd[kAhead];
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a)
+            if (q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a)
+            if (q0 + a < Q) {
+              d[a] = dcv + d[a];
+              dcv = d[a] * dd[a];
+              stripe_d[q0 + a] = d[a];
+            }
+        }
+        for (int pass = 1; pass < 4; ++pass) {
+          const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
+          dcv = z > 0 ? shifted : 0.0f;
+          bool changed = false;
+          for (int q0 = 0; q0 < Q; q0 += kAhead) {
+            float d[kAhead], dd[kAhead];
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a)
+              if (q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a)
+              if (q0 + a < Q) {
+                const float sum = dcv + d[a];
+                changed = changed || sum > d[a];
+                stripe_d[q0 + a] = sum;
+                dcv = dcv * dd[a];
+              }
+          }
+          if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
+        }
+        for (int q0 = 0; q0 < Q; q0 += kAhead) {
+          float d[kAhead];
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a) d[a] = q0 + a < Q ? stripe_d[q0 + a] : 0.0f;
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a)
+            if (q0 + a < Q) xEv = d[a] + xEv;
+        }
+        const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
+        xE = pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers);
       }
-      for (int q = 0; q < Q; ++q) xEv = drow[q * kWarp + lane] + xEv;
-      const float pair = xEv + __shfl_xor_sync(mask, xEv, 1, kForwardLanes);  // (v0+v1), (v2+v3)
-      const float xE = pair + __shfl_xor_sync(mask, pair, 2, kForwardLanes);
+      __syncwarp();
+      xE = __shfl_sync(kFullMask, xE, 0);
       xN = xN * loop;
       xC = (xC * loop) + (xE * f.e_move);
       xJ = (xJ * loop) + (xE * f.e_loop);
@@ -317,14 +383,14 @@ __global__ void forward_group_kernel(const std::uint8_t* codes, const std::uint6
       if (xE > 1.0e4) {
         xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
         const float scale = static_cast<float>(1.0 / xE);
-        for (int q = 0; q < Q; ++q) {
-          const int c = q * kWarp + lane;
-          mrow[c] = mrow[c] * scale, drow[c] = drow[c] * scale, irow[c] = irow[c] * scale;
-        }
+        for (int c = lane; c < kForwardLanes * Q; c += kWarp)
+          cm[c] = cm[c] * scale, cd[c] = cd[c] * scale, ci[c] = ci[c] * scale;
         totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
       }
+      __syncwarp();
     }
-    if (z == 0) out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
+    if (lane == 0) out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
+    __syncwarp();
   }
 }
 
@@ -498,7 +564,7 @@ class GpuEngine : public HmmEngine {
     const ViterbiStriped view{profile_->M, vit_q_, vit_match_.data, vit_transitions_.data, profile_->vit_e_loop,
                               profile_->vit_e_move, profile_->vit_dd_bound};
     const std::size_t row_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
-    std::vector<int> xc = batch_scores<int>(which, kWarp, row_bytes, [&](const BatchTarget* batch, std::uint32_t count,
+    std::vector<int> xc = batch_scores<int>(which, kWarp, row_bytes, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count,
                                                                         int blocks, void* scratch, int* out,
                                                                         unsigned* next) {
       viterbi_warp_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, view,
@@ -514,17 +580,24 @@ class GpuEngine : public HmmEngine {
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
     const ForwardStriped view{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
                               profile_->fwd_e_move};
-    const std::size_t row_bytes = 3 * sizeof(float) * fwd_q_ * kWarp;
-    return batch_scores<float>(which, kForwardLanes, row_bytes, [&](const BatchTarget* batch, std::uint32_t count,
-                                                                    int blocks, void* scratch, float* out,
-                                                                    unsigned* next) {
-      forward_group_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, view,
-                                                    static_cast<float*>(scratch), out, next);
-    });
+    const std::size_t warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
+    const std::size_t block_bytes = warp_bytes * kForwardWarpsPerBlock;
+    const bool shared_rows = block_bytes <= kMaxSharedRows;
+    if (shared_rows)
+      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(block_bytes)),
+                 "Forward kernel shared memory");
+    return batch_scores<float>(
+        which, kWarp, shared_rows ? 0 : warp_bytes, kForwardWarpsPerBlock * kWarp,
+        [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
+          forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_rows ? block_bytes : 0>>>(
+              codes_.data, offsets_.data, batch, count, view, static_cast<float*>(scratch), shared_rows, out, next);
+        });
   }
 
  private:
   static constexpr int kBatchBlock = 128;
+  static constexpr std::size_t kMaxSharedRows = 200 * 1024;  // Forward rows per block in shared memory
   static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of DP rows in global memory
 
   // Runs a batch kernel (`lanes_per_target` lanes per target, rows of
@@ -532,7 +605,7 @@ class GpuEngine : public HmmEngine {
   // `which`'s order.
   template <typename Result, typename Launch>
   std::vector<Result> batch_scores(const std::vector<std::uint32_t>& which, int lanes_per_target,
-                                   std::size_t warp_row_bytes, Launch launch) {
+                                   std::size_t warp_row_bytes, int block_threads, Launch launch) {
     const std::uint32_t count = static_cast<std::uint32_t>(which.size());
     std::vector<Result> results(count);
     if (count == 0) return results;
@@ -550,8 +623,9 @@ class GpuEngine : public HmmEngine {
     device_batch.upload(batch.data(), count, "uploading a filter batch");
     const std::size_t targets_per_warp = kWarp / lanes_per_target;
     const std::size_t warps_wanted = (count + targets_per_warp - 1) / targets_per_warp;
-    const std::size_t warps_allowed = std::max<std::size_t>(1, kScratchBudget / warp_row_bytes);
-    const std::size_t warps_per_block = kBatchBlock / kWarp;
+    const std::size_t warps_allowed =
+        warp_row_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_row_bytes) : warps_wanted;
+    const std::size_t warps_per_block = block_threads / kWarp;
     const std::size_t resident = static_cast<std::size_t>(sms_) * 64;  // what the GPU keeps in flight
     const std::size_t warps = std::min({warps_wanted, warps_allowed, resident});
     const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
