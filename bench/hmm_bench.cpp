@@ -138,7 +138,7 @@ StageTargets stage_targets(const SearchProfile& profile) {
     double P = gumbel_survival(static_cast<float>((msv[t] - config.null_score) / kLn2), profile.msv_mu,
                                profile.msv_lambda);
     if (P > options.F1) continue;
-    const float filter = bias_filter_score(workload().chunk.begin(t), L, profile.bias_filter, config);
+    const float filter = bias_filter_score(workload().chunk.begin(t), L, profile.bias_filter, config);  // host copy of the GPU filter
     P = gumbel_survival(static_cast<float>((msv[t] - filter) / kLn2), profile.msv_mu, profile.msv_lambda);
     if (P > options.F1) continue;
     if (P > options.F2) stages.viterbi.push_back(t);

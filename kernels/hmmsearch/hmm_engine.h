@@ -1,7 +1,7 @@
 // hmm_engine.h: where the filters run. An engine holds one chunk of targets
 // and one configured profile and returns filter scores (nats, before the null
-// model): MSV for every target, Viterbi and Forward for the few the pipeline
-// asks about. The decisions (thresholds, bias filter, E-values) stay in
+// model): MSV for every target; the bias filter's null, Viterbi and Forward
+// for the few the pipeline asks about. The decisions (thresholds, bias filter, E-values) stay in
 // hmm_pipeline, on the host, the same for every engine.
 //
 // Contents: TargetChunk, make_target_chunk(), HmmEngine, make_reference_engine(),
@@ -35,7 +35,9 @@ class HmmEngine {
   virtual void load_profile(const SearchProfile& profile) = 0;
   // msv_filter_score of every loaded target (length 0 targets: -infinity).
   virtual std::vector<float> msv_scores() = 0;
-  // viterbi_filter_score / forward_score of the listed targets, in that order.
+  // bias_filter_score / viterbi_filter_score / forward_score of the listed
+  // targets, in that order.
+  virtual std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& targets) = 0;
   virtual std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& targets) = 0;
   virtual std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) = 0;
 };

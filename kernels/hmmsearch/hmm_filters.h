@@ -152,6 +152,42 @@ HELIX_HMM_HD float viterbi_filter_score(const std::uint8_t* codes, int L, const 
   return viterbi_score_of_xc(xC, move);
 }
 
+// The bias filter's null score (nats) for a target: Easel's esl_hmm_Forward
+// on HMMER's two-state composition HMM (normal background / the model's
+// average composition), rescaled every row, whose normal state's loop is the
+// null model's L/(L+1) (hmmsearch resets it for every target).
+HELIX_HMM_HD float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter,
+                                     const LengthConfig& config) {
+  const float t00 = config.null_p1, t01 = 1.0f - config.null_p1;
+  const float t10 = filter.biased_to_normal, t11 = filter.biased_loop;
+  float dp0 = filter.emission_odds[codes[0] * 2] * filter.start_normal;
+  float dp1 = filter.emission_odds[codes[0] * 2 + 1] * filter.start_biased;
+  float log_score = 0.0;
+  for (int i = 0;; ++i) {
+    float max = 0.0;
+    max = dp0 > max ? dp0 : max;
+    max = dp1 > max ? dp1 : max;
+    dp0 /= max, dp1 /= max;
+    log_score += static_cast<float>(log(static_cast<double>(max)));
+    if (i + 1 == L) break;
+    const float* odds = filter.emission_odds + codes[i + 1] * 2;
+    float next0 = 0.0;
+    next0 += dp0 * t00;
+    next0 += dp1 * t10;
+    next0 *= odds[0];
+    float next1 = 0.0;
+    next1 += dp0 * t01;
+    next1 += dp1 * t11;
+    next1 *= odds[1];
+    dp0 = next0, dp1 = next1;
+  }
+  float end = 0.0;
+  end += dp0 * 1.0f;
+  end += dp1 * 1.0f;
+  log_score += static_cast<float>(log(static_cast<double>(end)));
+  return log_score + static_cast<float>(L) * config.log_p1 + config.log_1_minus_p1;
+}
+
 // Forward: log of the summed probability of all multihit local paths (nats).
 HELIX_HMM_HD float forward_score(const std::uint8_t* codes, int L, const ForwardView& p, float move, float loop,
                                  float* scratch) {

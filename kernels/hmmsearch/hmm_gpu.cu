@@ -116,8 +116,7 @@ __global__ void __launch_bounds__(kMsvBlock) msv_warp_kernel(MsvKernelArgs a) {
 // Targets of a Viterbi or Forward batch: which target, its length config.
 struct BatchTarget {
   std::uint32_t target;
-  std::int16_t vit_move;
-  float fwd_move, fwd_loop;
+  LengthConfig config;
 };
 
 // Takes the next target of a batch for a group of lanes (lane 0 of the group asks).
@@ -125,6 +124,18 @@ __device__ __forceinline__ unsigned next_slot(unsigned* next, unsigned mask, int
   unsigned slot = 0;
   if (group_lane == 0) slot = atomicAdd(next, 1u);
   return __shfl_sync(mask, slot, group_leader);
+}
+
+// The bias filter's null, one thread per target.
+__global__ void bias_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
+                                   std::uint32_t count, BiasFilterHmm filter, float* out, unsigned* next) {
+  for (;;) {
+    const unsigned b = atomicAdd(next, 1u);
+    if (b >= count) return;
+    const std::uint64_t offset = offsets[batch[b].target];
+    const int L = static_cast<int>(offsets[batch[b].target + 1] - offset);
+    out[b] = bias_filter_score(codes + offset, L, filter, batch[b].config);
+  }
 }
 
 // Viterbi filter, one warp per target, the model striped over the lanes as
@@ -160,7 +171,7 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
     const std::uint64_t offset = offsets[target.target];
     const int L = static_cast<int>(offsets[target.target + 1] - offset);
     for (int q = 0; q < Q; ++q) mrow[q * kWarp + lane] = irow[q * kWarp + lane] = drow[q * kWarp + lane] = -32768;
-    const int xN = SearchProfile::kVitBase, move = target.vit_move;
+    const int xN = SearchProfile::kVitBase, move = target.config.vit_move;
     int xB = xN + move, xJ = -32768, xC = -32768;
     bool overflow = false;
     for (int i0 = 0; i0 < L && !overflow; i0 += kWarp) {
@@ -280,7 +291,7 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
     const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];
     const int L = static_cast<int>(offsets[target.target + 1] - offset);
-    const float move = target.fwd_move, loop = target.fwd_loop;
+    const float move = target.config.fwd_move, loop = target.config.fwd_loop;
     for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
     __syncwarp();
     float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
@@ -319,34 +330,34 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
         // cells ahead so each step waits for arithmetic, not for memory.
         const float* stripe_dd = dd_by_stripe + z * Q;
         float* stripe_d = cd + z * Q;
-        float xEv = 0.0f;
-        for (int q0 = 0; q0 < Q; q0 += kAhead) {
-          float m[kAhead];
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a) m[a] = q0 + a < Q ? cm[z * Q + q0 + a] : 0.0f;
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a)
-            if (q0 + a < Q) xEv = xEv + m[a];
-        }
+        // Pass 1 (M->D, then D->D along the stripe) alongside the running
+        // sum of the row's M cells: two independent chains.
+        float sum_m = 0.0f;
         float dcv = z > 0 ? dcv_out[z - 1] : 0.0f;
         stripe_d[0] = 0.0f;
         for (int q0 = 0; q0 < Q; q0 += kAhead) {
-          float d[kAhead], dd[kAhead];
+          float m[kAhead], d[kAhead], dd[kAhead];
 #pragma unroll
           for (int a = 0; a < kAhead; ++a)
-            if (q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+            if (q0 + a < Q) m[a] = cm[z * Q + q0 + a], d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
 #pragma unroll
           for (int a = 0; a < kAhead; ++a)
             if (q0 + a < Q) {
+              sum_m = sum_m + m[a];
               d[a] = dcv + d[a];
               dcv = d[a] * dd[a];
               stripe_d[q0 + a] = d[a];
             }
         }
+        // Passes 2-4 carry D->D across stripes; each also sums the row's D
+        // cells after the M's (HMMER's order), which is final once a pass
+        // is the last.
+        float xEv = sum_m;
         for (int pass = 1; pass < 4; ++pass) {
           const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
           dcv = z > 0 ? shifted : 0.0f;
           bool changed = false;
+          xEv = sum_m;
           for (int q0 = 0; q0 < Q; q0 += kAhead) {
             float d[kAhead], dd[kAhead];
 #pragma unroll
@@ -358,18 +369,11 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
                 const float sum = dcv + d[a];
                 changed = changed || sum > d[a];
                 stripe_d[q0 + a] = sum;
+                xEv = sum + xEv;
                 dcv = dcv * dd[a];
               }
           }
           if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
-        }
-        for (int q0 = 0; q0 < Q; q0 += kAhead) {
-          float d[kAhead];
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a) d[a] = q0 + a < Q ? stripe_d[q0 + a] : 0.0f;
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a)
-            if (q0 + a < Q) xEv = d[a] + xEv;
         }
         const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
         xE = pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers);
@@ -560,6 +564,14 @@ class GpuEngine : public HmmEngine {
     return scores;
   }
 
+  std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
+    return batch_scores<float>(which, 1, 0, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
+                                                             void*, float* out, unsigned* next) {
+      bias_thread_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
+                                                  next);
+    });
+  }
+
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
     const ViterbiStriped view{profile_->M, vit_q_, vit_match_.data, vit_transitions_.data, profile_->vit_e_loop,
                               profile_->vit_e_move, profile_->vit_dd_bound};
@@ -617,7 +629,7 @@ class GpuEngine : public HmmEngine {
     std::vector<BatchTarget> batch(count);
     for (std::uint32_t b = 0; b < count; ++b) {
       const LengthConfig config = length_config(targets_->length(which[by_length[b]]));
-      batch[b] = {which[by_length[b]], config.vit_move, config.fwd_move, config.fwd_loop};
+      batch[b] = {which[by_length[b]], config};
     }
     DeviceBuffer<BatchTarget> device_batch;
     device_batch.upload(batch.data(), count, "uploading a filter batch");

@@ -24,69 +24,57 @@ double gumbel_survival(double x, double mu, double lambda) {
 
 double exponential_log_survival(double x, double mu, double lambda) { return x < mu ? 0.0 : -lambda * (x - mu); }
 
-float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter, const LengthConfig& config) {
-  // Easel's esl_hmm_Forward on two states, rescaled every row; the normal
-  // state's loop is the null model's L/(L+1) (hmmsearch resets it per target).
-  const float t00 = config.null_p1, t01 = 1.0f - config.null_p1;
-  const float t10 = filter.biased_to_normal, t11 = filter.biased_loop;
-  auto odds = [&](int i, int state) { return filter.emission_odds[codes[i] * 2 + state]; };
-  float dp0 = odds(0, 0) * filter.start_normal, dp1 = odds(0, 1) * filter.start_biased;
-  float log_score = 0.0;
-  auto rescale = [&]() {
-    float max = 0.0;
-    max = dp0 > max ? dp0 : max;
-    max = dp1 > max ? dp1 : max;
-    dp0 /= max, dp1 /= max;
-    log_score += static_cast<float>(std::log(static_cast<double>(max)));
-  };
-  rescale();
-  for (int i = 1; i < L; ++i) {
-    float next0 = 0.0;
-    next0 += dp0 * t00;
-    next0 += dp1 * t10;
-    next0 *= odds(i, 0);
-    float next1 = 0.0;
-    next1 += dp0 * t01;
-    next1 += dp1 * t11;
-    next1 *= odds(i, 1);
-    dp0 = next0, dp1 = next1;
-    rescale();
-  }
-  float end = 0.0;
-  end += dp0 * 1.0f;
-  end += dp1 * 1.0f;
-  log_score += static_cast<float>(std::log(static_cast<double>(end)));
-  return log_score + static_cast<float>(L) * std::log(config.null_p1) +
-         std::log(static_cast<float>(1. - config.null_p1));
-}
-
 namespace {
 
 float bits_over(float nats, float null_nats) { return static_cast<float>((nats - null_nats) / kLn2); }
 
-// Targets that pass the MSV and bias filters; fills their filter scores.
-std::vector<PassedTarget> msv_and_bias(const SearchProfile& profile, const TargetChunk& targets,
-                                       const std::vector<float>& msv, const PipelineOptions& options,
-                                       PipelineCounts& counts, std::vector<double>& p_after_bias) {
+// length_config() for the lengths of a chunk, each computed once.
+class LengthConfigs {
+ public:
+  const LengthConfig& of(int L) {
+    if (static_cast<std::size_t>(L) >= configs_.size()) configs_.resize(L + 1);
+    if (configs_[L].L != L) configs_[L] = length_config(L);
+    return configs_[L];
+  }
+
+ private:
+  std::vector<LengthConfig> configs_;
+};
+
+// Targets that pass the MSV filter (P <= F1 against the plain null).
+std::vector<PassedTarget> past_msv(const SearchProfile& profile, const TargetChunk& targets,
+                                   const std::vector<float>& msv, const PipelineOptions& options,
+                                   LengthConfigs& configs) {
   std::vector<PassedTarget> survivors;
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const int L = targets.length(t);
     if (L == 0) continue;
-    const LengthConfig config = length_config(L);
+    const LengthConfig& config = configs.of(L);
+    if (gumbel_survival(bits_over(msv[t], config.null_score), profile.msv_mu, profile.msv_lambda) > options.F1)
+      continue;
     PassedTarget target;
     target.target = static_cast<std::uint32_t>(t);
     target.msv_nats = msv[t];
-    target.null_nats = config.null_score;
-    double P = gumbel_survival(bits_over(msv[t], config.null_score), profile.msv_mu, profile.msv_lambda);
-    if (P > options.F1) continue;
-    ++counts.past_msv;
-    target.filter_nats = config.null_score;
-    if (options.bias_filter) {
-      target.filter_nats = bias_filter_score(targets.begin(t), L, profile.bias_filter, config);
-      P = gumbel_survival(bits_over(msv[t], target.filter_nats), profile.msv_mu, profile.msv_lambda);
-      if (P > options.F1) continue;
-    }
-    ++counts.past_bias;
+    target.null_nats = target.filter_nats = config.null_score;
+    survivors.push_back(target);
+  }
+  return survivors;
+}
+
+// Of those, the ones that still pass against the bias filter's null; their P-values.
+std::vector<PassedTarget> past_bias(const SearchProfile& profile, std::vector<PassedTarget> candidates,
+                                    HmmEngine& engine, const PipelineOptions& options,
+                                    std::vector<double>& p_after_bias) {
+  std::vector<std::uint32_t> which;
+  for (const PassedTarget& target : candidates) which.push_back(target.target);
+  const std::vector<float> filter = options.bias_filter ? engine.bias_filter_scores(which) : std::vector<float>();
+  std::vector<PassedTarget> survivors;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    PassedTarget& target = candidates[c];
+    if (options.bias_filter) target.filter_nats = filter[c];
+    const double P =
+        gumbel_survival(bits_over(target.msv_nats, target.filter_nats), profile.msv_mu, profile.msv_lambda);
+    if (options.bias_filter && P > options.F1) continue;
     survivors.push_back(target);
     p_after_bias.push_back(P);
   }
@@ -100,9 +88,12 @@ ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& target
   ChunkSearch search;
   search.counts.targets = targets.size();
   search.counts.residues = targets.codes.size();
+  LengthConfigs configs;
+  std::vector<PassedTarget> msv_survivors = past_msv(profile, targets, engine.msv_scores(), options, configs);
+  search.counts.past_msv = msv_survivors.size();
   std::vector<double> p_after_bias;
-  std::vector<PassedTarget> candidates =
-      msv_and_bias(profile, targets, engine.msv_scores(), options, search.counts, p_after_bias);
+  std::vector<PassedTarget> candidates = past_bias(profile, std::move(msv_survivors), engine, options, p_after_bias);
+  search.counts.past_bias = candidates.size();
 
   std::vector<std::uint32_t> need_viterbi;
   for (std::size_t c = 0; c < candidates.size(); ++c)

@@ -46,9 +46,6 @@ struct ChunkSearch {
   std::vector<PassedTarget> passed;  // in target order
 };
 
-// The bias filter's null score (nats) for a target: HMMER's two-state
-// composition HMM (normal background / the model's average composition).
-float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter, const LengthConfig& config);
 // P-values as Easel computes them.
 double gumbel_survival(double x, double mu, double lambda);
 double exponential_log_survival(double x, double mu, double lambda);

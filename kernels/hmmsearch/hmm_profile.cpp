@@ -243,6 +243,8 @@ LengthConfig length_config(int L) {
   config.null_p1 = static_cast<float>(L) / static_cast<float>(L + 1);
   config.null_score = static_cast<float>(static_cast<float>(L) * std::log(static_cast<double>(config.null_p1)) +
                                          std::log(1. - config.null_p1));
+  config.log_p1 = std::log(config.null_p1);
+  config.log_1_minus_p1 = std::log(static_cast<float>(1. - config.null_p1));
   return config;
 }
 

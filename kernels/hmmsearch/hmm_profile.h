@@ -37,7 +37,7 @@ struct CellTransitions {
 };
 
 struct BiasFilterHmm {
-  std::array<float, kCodes * 2> emission_odds{};  // [code * 2 + state]
+  float emission_odds[kCodes * 2] = {};  // [code * 2 + state]
   float biased_to_normal = 0, biased_loop = 0;     // transitions out of state 1
   float start_normal = 0.999f, start_biased = 0.001f;
 };
@@ -76,6 +76,7 @@ struct LengthConfig {
   float fwd_move = 0, fwd_loop = 0;
   float null_p1 = 0;               // null model's self-loop L/(L+1)
   float null_score = 0;            // null model log-likelihood, nats
+  float log_p1 = 0, log_1_minus_p1 = 0;  // logf(p1), logf(1 - p1): the bias filter's length terms
 };
 
 SearchProfile configure_profile(const ProfileHmm& hmm);

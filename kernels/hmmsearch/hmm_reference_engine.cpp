@@ -36,6 +36,15 @@ class ReferenceEngine : public HmmEngine {
     return scores;
   }
 
+  std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
+    std::vector<float> scores;
+    for (std::uint32_t t : which) {
+      const int L = targets_->length(t);
+      scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, length_config(L)));
+    }
+    return scores;
+  }
+
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
     const ViterbiView view{profile_->M, profile_->vit_match.data(), profile_->vit_transitions.data(),
                            profile_->vit_e_loop, profile_->vit_e_move, profile_->vit_dd_bound};

@@ -96,6 +96,8 @@ class HmmGpu : public ::testing::Test {
     std::vector<std::uint32_t> sample;  // every 17th target plus the edge cases at the end
     for (std::uint32_t t = 0; t < chunk.size(); ++t)
       if (t % 17 == 0 || t + 20 >= chunk.size()) sample.push_back(t);
+    expect_same(hmm.name + " bias filter", sample, reference->bias_filter_scores(sample), gpu->bias_filter_scores(sample),
+                targets);
     expect_same(hmm.name + " Viterbi", sample, reference->viterbi_scores(sample), gpu->viterbi_scores(sample), targets);
     expect_same(hmm.name + " Forward", sample, reference->forward_scores(sample), gpu->forward_scores(sample), targets);
 
