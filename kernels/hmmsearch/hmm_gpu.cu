@@ -156,12 +156,15 @@ __device__ __forceinline__ int sat_low(int v) { return max(v, -32768); }
 __device__ __forceinline__ int sat_both(int v) { return min(max(v, -32768), 32767); }
 
 __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
-                                    std::uint32_t count, ViterbiStriped v, std::int16_t* scratch, int* out_xc,
-                                    unsigned* next) {
+                                    std::uint32_t count, ViterbiStriped v, std::int16_t* global_rows,
+                                    bool shared_rows, int* out_xc, unsigned* next) {
+  extern __shared__ std::int16_t shared_rows_words[];
   const int lane = threadIdx.x % kWarp;
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
   const int Q = v.Q;
-  std::int16_t* mrow = scratch + warp * 3 * Q * kWarp;
+  const std::size_t stride = 3 * static_cast<std::size_t>(Q) * kWarp;
+  std::int16_t* mrow =
+      shared_rows ? shared_rows_words + (threadIdx.x / kWarp) * stride
+                  : global_rows + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * stride;
   std::int16_t* irow = mrow + Q * kWarp;
   std::int16_t* drow = irow + Q * kWarp;
   for (;;) {
@@ -185,6 +188,7 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
         int ipv = __shfl_up_sync(kFullMask, static_cast<int>(irow[(Q - 1) * kWarp + lane]), 1);
         if (lane == 0) mpv = dpv = ipv = -32768;
         int dcv = -32768, xE = -32768, dmax = -32768;
+#pragma unroll 4
         for (int q = 0; q < Q; ++q) {
           const int c = q * kWarp + lane;
           const CellTransitions<std::int16_t> t = v.transitions[c];
@@ -575,13 +579,20 @@ class GpuEngine : public HmmEngine {
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
     const ViterbiStriped view{profile_->M, vit_q_, vit_match_.data, vit_transitions_.data, profile_->vit_e_loop,
                               profile_->vit_e_move, profile_->vit_dd_bound};
-    const std::size_t row_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
-    std::vector<int> xc = batch_scores<int>(which, kWarp, row_bytes, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count,
-                                                                        int blocks, void* scratch, int* out,
-                                                                        unsigned* next) {
-      viterbi_warp_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, view,
-                                                   static_cast<std::int16_t*>(scratch), out, next);
-    });
+    const std::size_t warp_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
+    const std::size_t block_bytes = warp_bytes * (kBatchBlock / kWarp);
+    const bool shared_rows = block_bytes <= kMaxSharedRows;
+    if (shared_rows)
+      check_cuda(cudaFuncSetAttribute(viterbi_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(block_bytes)),
+                 "Viterbi kernel shared memory");
+    std::vector<int> xc = batch_scores<int>(
+        which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock,
+        [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
+          viterbi_warp_kernel<<<blocks, kBatchBlock, shared_rows ? block_bytes : 0>>>(
+              codes_.data, offsets_.data, batch, count, view, static_cast<std::int16_t*>(scratch), shared_rows, out,
+              next);
+        });
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
       scores[b] = xc[b] >= 32767 ? std::numeric_limits<float>::infinity()
