@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "hmm_filters.h"
 
@@ -28,30 +29,61 @@ namespace {
 
 float bits_over(float nats, float null_nats) { return static_cast<float>((nats - null_nats) / kLn2); }
 
-// length_config() for the lengths of a chunk, each computed once.
+// length_config() for the lengths of a chunk, each computed once, with the
+// lowest MSV score that passes F1 at that length. The MSV score takes one of
+// 256 values (one per final J byte) and its P-value falls as it rises, so
+// "score >= that lowest passing score" is the F1 test itself, without an
+// exp() per target.
 class LengthConfigs {
  public:
+  LengthConfigs(const SearchProfile& profile, double F1) : profile_(profile), F1_(F1) {}
+
   const LengthConfig& of(int L) {
-    if (static_cast<std::size_t>(L) >= configs_.size()) configs_.resize(L + 1);
-    if (configs_[L].L != L) configs_[L] = length_config(L);
+    grow(L);
+    if (configs_[L].L != L) configs_[L] = length_config(L), lowest_passing_[L] = lowest_passing_msv(configs_[L]);
     return configs_[L];
+  }
+  float lowest_passing_msv_score(int L) {
+    of(L);
+    return lowest_passing_[L];
   }
 
  private:
+  void grow(int L) {
+    if (static_cast<std::size_t>(L) < configs_.size()) return;
+    configs_.resize(L + 1);
+    lowest_passing_.resize(L + 1);
+  }
+  float lowest_passing_msv(const LengthConfig& config) const {
+    auto passes = [&](int xj) {
+      const float score = msv_score_of_xj(xj, config.msv_tjb);
+      return gumbel_survival(bits_over(score, config.null_score), profile_.msv_mu, profile_.msv_lambda) <= F1_;
+    };
+    if (!passes(255)) return std::numeric_limits<float>::infinity();  // only an overflow passes
+    int low = 0, high = 255;  // find the least passing byte
+    while (low < high) {
+      const int middle = (low + high) / 2;
+      if (passes(middle)) high = middle;
+      else low = middle + 1;
+    }
+    return msv_score_of_xj(low, config.msv_tjb);
+  }
+
+  const SearchProfile& profile_;
+  double F1_;
   std::vector<LengthConfig> configs_;
+  std::vector<float> lowest_passing_;
 };
 
 // Targets that pass the MSV filter (P <= F1 against the plain null).
-std::vector<PassedTarget> past_msv(const SearchProfile& profile, const TargetChunk& targets,
-                                   const std::vector<float>& msv, const PipelineOptions& options,
+std::vector<PassedTarget> past_msv(const TargetChunk& targets, const std::vector<float>& msv,
                                    LengthConfigs& configs) {
   std::vector<PassedTarget> survivors;
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const int L = targets.length(t);
     if (L == 0) continue;
+    if (!(msv[t] >= configs.lowest_passing_msv_score(L))) continue;
     const LengthConfig& config = configs.of(L);
-    if (gumbel_survival(bits_over(msv[t], config.null_score), profile.msv_mu, profile.msv_lambda) > options.F1)
-      continue;
     PassedTarget target;
     target.target = static_cast<std::uint32_t>(t);
     target.msv_nats = msv[t];
@@ -88,8 +120,8 @@ ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& target
   ChunkSearch search;
   search.counts.targets = targets.size();
   search.counts.residues = targets.codes.size();
-  LengthConfigs configs;
-  std::vector<PassedTarget> msv_survivors = past_msv(profile, targets, engine.msv_scores(), options, configs);
+  LengthConfigs configs(profile, options.F1);
+  std::vector<PassedTarget> msv_survivors = past_msv(targets, engine.msv_scores(), configs);
   search.counts.past_msv = msv_survivors.size();
   std::vector<double> p_after_bias;
   std::vector<PassedTarget> candidates = past_bias(profile, std::move(msv_survivors), engine, options, p_after_bias);
