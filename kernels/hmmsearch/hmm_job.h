@@ -1,0 +1,139 @@
+// hmm_job.h: an hmmsearch work unit and its result, as files
+// (docs/hmmsearch.md, "Work units and server"). Shared by the app, the
+// validator and the assimilator, so that every side writes and reads the
+// same bytes.
+//
+// Contents:
+//   HmmParams, parse_hmm_params(), hmm_params_json()   the WU's "params" JSON
+//   ProfileOutcome, ScoreRow, HmmJobResult            what a search of one chunk found
+//   run_hmm_job()                                      the app's job, checkpointed between blocks of targets
+//   reference_verdicts(), same_scores()                the CPU reference on chosen targets (self-check, validator)
+//   tblout_text_of(), stats_text_of()                  the "tblout" and "stats" outputs, per profile
+//   scores_tsv(), parse_scores_tsv()                   the "scores" output (every target past Forward, exact)
+//   hmm_summary_json()                                 the "summary" output (last; names the kind)
+//
+// A WU is one chunk of the database (FASTA, in database order) against one or
+// more profiles (HMMER3 text); every WU of a search carries the whole
+// database's size, so E-values are the database's (hmmsearch -Z).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/runtime.h"
+#include "hmm_alphabet.h"
+#include "hmm_engine.h"
+#include "hmm_pipeline.h"
+
+namespace helix::hmm {
+
+// Limits every reader enforces (the params parser, the validator).
+constexpr std::uint32_t kMaxProfilesPerWu = 1000;
+constexpr std::uint32_t kDefaultBlockTargets = 16384;
+
+struct HmmParams {
+  std::string search;                       // the search's name (helix-wu --name), the same in all its WUs
+  std::uint32_t chunk = 0, chunks = 1;      // this WU's chunk of the database, of how many
+  std::uint64_t first_ordinal = 0;          // database ordinal (FASTA order, from 0) of the chunk's first target
+  std::uint64_t chunk_targets = 0, chunk_residues = 0, chunk_bytes = 0;  // the "database" file's
+  std::uint64_t database_sequences = 0;     // of the WHOLE database: Z
+  std::uint64_t database_residues = 0;
+  std::uint32_t profile_count = 0;          // models in the "profiles" file
+  std::uint32_t block_targets = kDefaultBlockTargets;  // targets searched between checkpoints
+  double report_evalue = 10.0;              // hmmsearch -E
+  double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;   // hmmsearch --F1/--F2/--F3
+  bool bias_filter = true;                  // false: hmmsearch --nobias
+  PipelineOptions pipeline() const;         // the options search_chunk takes (Z = database_sequences)
+};
+// {"kind": "hmmsearch", "search", "chunk", "chunks", "first_ordinal",
+//  "chunk_targets", "chunk_residues", "chunk_bytes", "database_sequences",
+//  "database_residues", "profile_count", "block_targets"?, "report_evalue"?,
+//  "F1"?, "F2"?, "F3"?, "bias_filter"?}. Throws InputError, one line naming
+// the member, on anything missing, mistyped or absurd (a P-value threshold
+// outside (0, 1], a chunk larger than the database, ...).
+HmmParams parse_hmm_params(const nlohmann::json& json);
+nlohmann::json hmm_params_json(const HmmParams& params);
+
+// One profile's outcome on the chunk.
+struct ProfileOutcome {
+  std::string name, accession, description;  // the model's NAME, ACC, DESC ("" when absent)
+  int M = 0;
+  PipelineCounts counts;
+};
+// One target that passed the Forward filter for one profile: a line of "scores".
+struct ScoreRow {
+  std::uint32_t profile = 0;        // index in the profiles file
+  std::uint64_t ordinal = 0;        // database ordinal; the chunk index is ordinal - first_ordinal
+  std::string name, description;    // the target's FASTA id and the rest of its header
+  PassedTarget scores;              // scores.target = the chunk index
+};
+struct HmmJobResult {
+  HmmParams params;
+  std::string engine;
+  std::vector<ProfileOutcome> profiles;
+  std::vector<ScoreRow> rows;  // by profile, then ordinal
+};
+
+// Reads "profiles" (HMMER3 text) and "database" (FASTA) through the runtime
+// and checks them against the params (model count; targets, residues and
+// bytes of the chunk); then for each block of block_targets targets runs
+// search_chunk for every profile on `engine`, saving the state between blocks
+// when due. With self_check (engines other than the reference) a few targets
+// of every block are re-run on the CPU reference: any difference is a GpuError
+// (a BOINC temporary exit), never a result. Throws InputError, GpuError,
+// StopRequested.
+HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check);
+
+// The reference pipeline's verdict on chosen targets (indices into `targets`,
+// ascending): search_chunk on a TargetChunk of those targets alone (a
+// target's filter decisions and scores do not depend on the other targets).
+// Entry k is the PassedTarget of chosen[k] (its .target = chosen[k]), or
+// nullopt when it does not pass the Forward filter.
+std::vector<std::optional<PassedTarget>> reference_verdicts(const SearchProfile& profile,
+                                                            const std::vector<TargetSequence>& targets,
+                                                            const std::vector<std::uint32_t>& chosen,
+                                                            const PipelineOptions& options);
+// Every score, flag and P-value equal bit for bit (the target index aside).
+bool same_scores(const PassedTarget& a, const PassedTarget& b);
+// "msv 0x1.2p+3 vs 0x1.3p+3, ..." for the first fields that differ.
+std::string score_difference(const PassedTarget& a, const PassedTarget& b);
+
+// The tblout row of a reported target (no target accession in FASTA; the
+// bias column is 0.0 until null2 comes with domain definition).
+TblHit tbl_hit_of(const ScoreRow& row);
+// A SearchProfile that carries only what tblout_text and
+// pipeline_statistics_text print (name, accession, M).
+SearchProfile printable_profile(const ProfileOutcome& profile);
+// hmmsearch --tblout for one profile: tblout_text of its reported rows
+// (`rows` may hold other profiles' rows too) with Z = database_sequences.
+std::string tblout_text_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
+                           const HmmParams& params);
+// hmmsearch's text for one query around the pipeline statistics:
+// "Query:       NAME  [M=149]", its "Accession:" and "Description:" lines
+// when the model has them, the statistics, "//".
+std::string stats_text_of(const ProfileOutcome& profile, const HmmParams& params);
+// The "tblout" and "stats" outputs: every profile's block, in order.
+std::string tblout_output(const HmmJobResult& result);
+std::string stats_output(const HmmJobResult& result);
+
+// "scores": a header line, then one tab-separated line per row: profile,
+// target_ordinal, target_name, msv_nats, filter_nats, viterbi_nats ("-" when
+// Viterbi was skipped), forward_nats, null_nats, score_bits, ln_p, reported
+// (0/1), description (the rest of the line, may be empty). Scores are C99
+// hexadecimal floats ("%a"): exact, so results compare bit for bit.
+std::string scores_tsv(const std::vector<ScoreRow>& rows);
+// Rows back; InputError naming the line for anything malformed or not
+// written exactly as scores_tsv writes it (canonical numbers only).
+std::vector<ScoreRow> parse_scores_tsv(const std::string& text, std::uint64_t first_ordinal);
+// The bytes one scores line may take beyond its name and description.
+constexpr std::uint64_t kMaxScoreLineFixedBytes = 320;
+
+// {"kind": "hmmsearch", "engine", "params", "profiles": [{"name",
+// "accession", "description", "M", "targets", "residues", "past_msv", "past_bias",
+// "past_viterbi", "past_forward"}]}.
+std::string hmm_summary_json(const HmmJobResult& result);
+
+}  // namespace helix::hmm

@@ -1,0 +1,362 @@
+// hmm_job_test.cpp: the hmmsearch work unit end to end on the CPU (and the
+// GPU when present), on hmmer-examples' real profiles (globins4, fn3) and
+// globins45.fa: params parsed and refused, blocks giving the chunk's whole
+// search, the scores file exact both ways, restarts after every block giving
+// the same bytes, an engine that disagrees with the reference stopped by the
+// self-check, and bad input refused with one error line and no result.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/directory_runtime.h"
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/kind.h"
+#include "hmm_file.h"
+#include "hmm_job.h"
+
+namespace helix {
+std::unique_ptr<AppKind> make_hmmsearch_app_kind();
+}
+
+namespace helix::hmm {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tutorial(const char* file) {
+  const char* dir = std::getenv("HELIX_HMMER_EXAMPLES");
+  return std::string(dir ? dir : "/usr/share/doc/hmmer/examples/tutorial") + "/" + file;
+}
+const std::string kGlobins4 = tutorial("globins4.hmm"), kFn3 = tutorial("fn3.hmm"), kMade1 = tutorial("MADE1.hmm");
+const std::string kGlobins45 = tutorial("globins45.fa");
+const std::vector<std::string> kOutputs = {"tblout", "stats", "scores", "summary"};
+
+class HmmJob : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const std::string& path : {kGlobins4, kFn3, kMade1, kGlobins45})
+      if (!fs::exists(path)) GTEST_SKIP() << "hmmer-examples is not installed (" << path << ")";
+    dir_ = fs::temp_directory_path() / ("hmm_job_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    profiles_text_ = read_file_text(kGlobins4) + read_file_text(kFn3);
+    database_text_ = read_file_text(kGlobins45);
+    targets_ = parse_targets(database_text_, "globins45");
+    write_inputs();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  void write_inputs() {
+    write_file_atomic((dir_ / "profiles").string(), profiles_text_);
+    write_file_atomic((dir_ / "database").string(), database_text_);
+  }
+  // The whole of globins45 as chunk 0 of 1, Z = 45 (as hmmsearch without -Z).
+  HmmParams params(std::uint32_t block_targets) const {
+    HmmParams p;
+    p.search = "gl";
+    p.chunk = 0, p.chunks = 1, p.first_ordinal = 0;
+    p.chunk_targets = targets_.size();
+    for (const TargetSequence& t : targets_) p.chunk_residues += t.codes.size();
+    p.chunk_bytes = database_text_.size();
+    p.database_sequences = p.chunk_targets, p.database_residues = p.chunk_residues;
+    p.profile_count = 2;
+    p.block_targets = block_targets;
+    return p;
+  }
+  std::string output(const std::string& name) const { return read_file_text((dir_ / name).string()); }
+
+  fs::path dir_;
+  std::string profiles_text_, database_text_;
+  std::vector<TargetSequence> targets_;
+};
+
+TEST_F(HmmJob, ParamsRoundTripAndAbsurdOnesAreRefused) {
+  const HmmParams p = params(10);
+  EXPECT_EQ(hmm_params_json(parse_hmm_params(hmm_params_json(p))), hmm_params_json(p));
+  nlohmann::json minimal = hmm_params_json(p);
+  for (const char* optional : {"block_targets", "report_evalue", "F1", "F2", "F3", "bias_filter"}) minimal.erase(optional);
+  const HmmParams defaults = parse_hmm_params(minimal);
+  EXPECT_EQ(defaults.block_targets, kDefaultBlockTargets);
+  EXPECT_EQ(defaults.report_evalue, 10.0);
+  EXPECT_EQ(defaults.F1, 0.02);
+  EXPECT_EQ(defaults.F3, 1e-5);
+  EXPECT_TRUE(defaults.bias_filter);
+  auto refused = [&](const char* key, const nlohmann::json& value, const std::string& words) {
+    nlohmann::json json = hmm_params_json(p);
+    if (value.is_null()) json.erase(key);
+    else json[key] = value;
+    try {
+      parse_hmm_params(json);
+      ADD_FAILURE() << key << " = " << value << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  };
+  refused("kind", "swsearch", "\"kind\"");
+  refused("search", "../x", "\"search\"");
+  refused("F1", 0, "\"F1\"");
+  refused("F2", 1.5, "\"F2\"");
+  refused("F3", "1e-5", "\"F3\"");
+  refused("report_evalue", -1, "\"report_evalue\"");
+  refused("block_targets", 0, "\"block_targets\"");
+  refused("database_sequences", nullptr, "\"database_sequences\" is missing");
+  refused("chunk_targets", 46, "\"chunk_targets\"");  // more than the database
+  refused("first_ordinal", 1, "\"first_ordinal\"");   // the chunk would run past the database
+  refused("chunk", 1, "\"chunk\"");                   // chunk 1 of 1
+  refused("profile_count", 0, "\"profile_count\"");
+  refused("bias_filter", 1, "\"bias_filter\"");
+}
+
+TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
+  // The pipeline over the whole chunk at once, with the reference engine.
+  const auto hmms = parse_hmm_file(profiles_text_, "profiles");
+  const TargetChunk chunk = make_target_chunk(targets_);
+  auto reference = make_reference_engine();
+  reference->load_targets(chunk);
+  DirectoryRuntime runtime(dir_.string());
+  runtime.set_checkpoint_every_call(false);
+  auto engine = make_reference_engine();
+  const HmmJobResult result = run_hmm_job(params(7), *engine, runtime, false);  // 7 blocks, the last of 3
+  ASSERT_EQ(result.profiles.size(), 2u);
+  EXPECT_EQ(result.engine, "cpu-reference");
+  std::size_t row = 0;
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    const SearchProfile profile = configure_profile(hmms[p]);
+    reference->load_profile(profile);
+    const ChunkSearch whole = search_chunk(profile, chunk, *reference, params(7).pipeline());
+    const PipelineCounts& c = result.profiles[p].counts;
+    EXPECT_EQ(result.profiles[p].name, hmms[p].name);
+    EXPECT_EQ(result.profiles[p].M, hmms[p].length);
+    EXPECT_EQ(c.targets, 45u);
+    EXPECT_EQ(c.residues, whole.counts.residues);
+    EXPECT_EQ(c.past_msv, whole.counts.past_msv);
+    EXPECT_EQ(c.past_bias, whole.counts.past_bias);
+    EXPECT_EQ(c.past_viterbi, whole.counts.past_viterbi);
+    EXPECT_EQ(c.past_forward, whole.counts.past_forward);
+    for (const PassedTarget& passed : whole.passed) {
+      ASSERT_LT(row, result.rows.size());
+      const ScoreRow& got = result.rows[row++];
+      EXPECT_EQ(got.profile, p);
+      EXPECT_EQ(got.ordinal, passed.target);
+      EXPECT_EQ(got.name, targets_[passed.target].name);
+      EXPECT_TRUE(same_scores(got.scores, passed)) << got.name << ": " << score_difference(got.scores, passed);
+    }
+  }
+  EXPECT_EQ(row, result.rows.size());
+  EXPECT_GE(result.profiles[0].counts.past_forward, 40u);  // globins4 finds the globins
+  // tblout: the reported globins, best first, under globins4's header.
+  const std::string tblout = tblout_output(result);
+  EXPECT_NE(tblout.find("globins4"), std::string::npos);
+  EXPECT_NE(tblout.find("\nMYG_HORSE "), std::string::npos);
+  const std::string stats = stats_output(result);
+  EXPECT_EQ(stats.rfind("Query:       globins4  [M=149]\n", 0), 0u) << stats;
+  EXPECT_NE(stats.find("Accession:   PF00041.13\nDescription: Fibronectin type III domain\n"), std::string::npos);
+  EXPECT_NE(stats.find("Target sequences:                         45  (6519 residues searched)"), std::string::npos)
+      << stats;
+}
+
+TEST_F(HmmJob, ScoresAreExactBothWaysAndOnlyCanonicalTextIsRead) {
+  DirectoryRuntime runtime(dir_.string());
+  runtime.set_checkpoint_every_call(false);
+  auto engine = make_reference_engine();
+  HmmJobResult result = run_hmm_job(params(16), *engine, runtime, false);
+  ASSERT_FALSE(result.rows.empty());
+  // Extremes a row may hold: MSV beyond the byte range (+inf), no Viterbi run.
+  result.rows[0].scores.msv_nats = INFINITY;
+  result.rows[0].scores.viterbi_run = false;
+  result.rows[0].scores.viterbi_nats = 0;
+  result.rows[1].description = "";
+  const std::string text = scores_tsv(result.rows);
+  const std::vector<ScoreRow> back = parse_scores_tsv(text, 0);
+  ASSERT_EQ(back.size(), result.rows.size());
+  for (std::size_t k = 0; k < back.size(); ++k) {
+    EXPECT_EQ(back[k].profile, result.rows[k].profile);
+    EXPECT_EQ(back[k].ordinal, result.rows[k].ordinal);
+    EXPECT_EQ(back[k].name, result.rows[k].name);
+    EXPECT_EQ(back[k].description, result.rows[k].description);
+    EXPECT_TRUE(same_scores(back[k].scores, result.rows[k].scores)) << k;
+  }
+  EXPECT_EQ(scores_tsv(back), text);
+  auto line_with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    const auto at = changed.find(from, changed.find('\n'));
+    EXPECT_NE(at, std::string::npos) << from;
+    changed.replace(at, from.size(), to);
+    return changed;
+  };
+  const std::string msv_field = "\tinf\t";
+  EXPECT_THROW(parse_scores_tsv(line_with(msv_field, "\t1e400\t"), 0), InputError);
+  EXPECT_THROW(parse_scores_tsv(line_with(msv_field, "\t0x1.0p+1\t"), 0), InputError);  // not as %a writes 2
+  EXPECT_THROW(parse_scores_tsv(line_with(msv_field, "\tnan\t"), 0), InputError);
+  EXPECT_THROW(parse_scores_tsv(line_with("\t1\t", "\t2\t"), 0), InputError);  // reported
+  EXPECT_THROW(parse_scores_tsv(text, 1), InputError);  // ordinal 0 outside a chunk starting at 1
+  EXPECT_THROW(parse_scores_tsv(text.substr(0, text.size() - 1), 0), InputError);  // no final newline
+  EXPECT_THROW(parse_scores_tsv("profile\ttarget\n", 0), InputError);
+}
+
+// Runs the app kind until it finishes, stopping after every checkpoint when
+// asked; returns the four outputs.
+std::vector<std::string> run_app(const fs::path& dir, const HmmParams& params, bool cpu, bool stop_each,
+                                 int* restarts) {
+  auto kind = make_hmmsearch_app_kind();
+  for (*restarts = 0;; ++*restarts) {
+    DirectoryRuntime runtime(dir.string());
+    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
+    try {
+      kind->run(hmm_params_json(params), RunOptions{cpu, 0}, runtime);
+      break;
+    } catch (const StopRequested&) {
+    }
+  }
+  std::vector<std::string> outputs;
+  for (const std::string& name : kOutputs) outputs.push_back(read_file_text((dir / name).string()));
+  return outputs;
+}
+
+void remove_outputs(const fs::path& dir) {
+  for (const std::string& name : kOutputs) fs::remove(dir / name);
+  fs::remove(dir / "checkpoint.state");
+}
+
+TEST_F(HmmJob, RestartsAfterEveryBlockGiveTheSameBytes) {
+  int restarts = 0;
+  const auto straight = run_app(dir_, params(10), true, false, &restarts);
+  EXPECT_EQ(restarts, 0);
+  remove_outputs(dir_);
+  const auto interrupted = run_app(dir_, params(10), true, true, &restarts);
+  EXPECT_EQ(restarts, 2);  // 5 blocks of up to 10 targets; each run saves after one block and stops after the next
+  EXPECT_EQ(interrupted, straight);
+  // A checkpoint of another WU (other params) is ignored, not trusted.
+  remove_outputs(dir_);
+  DirectoryRuntime runtime(dir_.string());
+  runtime.stop_after_checkpoints(1);
+  HmmParams other = params(10);
+  other.report_evalue = 1e-3;
+  EXPECT_THROW(make_hmmsearch_app_kind()->run(hmm_params_json(other), RunOptions{true, 0}, runtime), StopRequested);
+  EXPECT_EQ(run_app(dir_, params(10), true, false, &restarts), straight);
+}
+
+TEST_F(HmmJob, GpuWritesTheCpuBytes) {
+  if (hmm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  int restarts = 0;
+  const auto cpu = run_app(dir_, params(16), true, false, &restarts);
+  remove_outputs(dir_);
+  const auto gpu = run_app(dir_, params(16), false, true, &restarts);
+  EXPECT_EQ(restarts, 1);  // 3 blocks
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(gpu[k], cpu[k]) << kOutputs[k];
+  nlohmann::json gpu_summary = nlohmann::json::parse(gpu[3]), cpu_summary = nlohmann::json::parse(cpu[3]);
+  EXPECT_NE(gpu_summary["engine"], cpu_summary["engine"]);
+  gpu_summary.erase("engine"), cpu_summary.erase("engine");
+  EXPECT_EQ(gpu_summary, cpu_summary);
+}
+
+// The reference with every Forward score one float step off: a faulty GPU.
+class OffByOneUlpEngine : public HmmEngine {
+ public:
+  std::string description() const override { return "faulty"; }
+  void load_targets(const TargetChunk& targets) override { inner_->load_targets(targets); }
+  void load_profile(const SearchProfile& profile) override { inner_->load_profile(profile); }
+  std::vector<float> msv_scores() override { return inner_->msv_scores(); }
+  std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& targets) override {
+    return inner_->bias_filter_scores(targets);
+  }
+  std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& targets) override {
+    return inner_->viterbi_scores(targets);
+  }
+  std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) override {
+    std::vector<float> scores = inner_->forward_scores(targets);
+    for (float& score : scores) score = std::nextafter(score, INFINITY);
+    return scores;
+  }
+
+ private:
+  std::unique_ptr<HmmEngine> inner_ = make_reference_engine();
+};
+
+TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
+  DirectoryRuntime runtime(dir_.string());
+  OffByOneUlpEngine faulty;
+  try {
+    run_hmm_job(params(16), faulty, runtime, true);
+    ADD_FAILURE() << "a wrong Forward score went unnoticed";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("forward_nats"), std::string::npos) << e.what();
+  }
+  // Without the self-check (the reference itself needs none) it would have been a result.
+  fs::remove(dir_ / "checkpoint.state");
+  EXPECT_NO_THROW(run_hmm_job(params(16), faulty, runtime, false));
+}
+
+TEST_F(HmmJob, BadInputGivesOneErrorAndNoResult) {
+  auto kind = make_hmmsearch_app_kind();
+  auto expect_refused = [&](const HmmParams& params, const std::string& words) {
+    DirectoryRuntime runtime(dir_.string());
+    try {
+      kind->run(hmm_params_json(params), RunOptions{true, 0}, runtime);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+    for (const std::string& name : kOutputs) EXPECT_FALSE(fs::exists(dir_ / name)) << name << " after: " << words;
+    write_inputs();
+  };
+  // The database: truncated inside a record, truncated at a record boundary,
+  // a bad residue, missing.
+  const std::string whole = database_text_;
+  database_text_ = whole.substr(0, whole.rfind('>') + 10);  // the last header cut, no sequence
+  write_inputs();
+  HmmParams truncated = params(16);
+  truncated.chunk_bytes = database_text_.size();
+  expect_refused(truncated, "empty");
+  database_text_ = whole.substr(0, whole.rfind('>'));
+  write_inputs();
+  truncated.chunk_bytes = database_text_.size();
+  expect_refused(truncated, "44 sequences");
+  database_text_ = whole;
+  write_inputs();
+  {
+    std::string bad = whole;
+    bad[bad.find('\n', bad.find('>')) + 3] = '1';
+    database_text_ = bad;
+    write_inputs();
+    expect_refused(params(16), "'1'");
+    database_text_ = whole;
+    write_inputs();
+  }
+  write_file_atomic((dir_ / "database").string(), whole.substr(0, whole.size() - 1));
+  expect_refused(params(16), "bytes where the WU's params say");
+  fs::remove(dir_ / "database");
+  expect_refused(params(16), "database");
+  // The profiles: truncated, a nucleic model, fewer models than the params say.
+  profiles_text_ = read_file_text(kGlobins4) + read_file_text(kFn3).substr(0, 5000);
+  write_inputs();
+  expect_refused(params(16), "profiles");
+  profiles_text_ = read_file_text(kGlobins4) + read_file_text(kMade1);
+  write_inputs();
+  expect_refused(params(16), "profiles");
+  profiles_text_ = read_file_text(kGlobins4);
+  write_inputs();
+  expect_refused(params(16), "1 models where the WU's params say 2");
+  fs::remove(dir_ / "profiles");
+  expect_refused(params(16), "profiles");
+  profiles_text_ = read_file_text(kGlobins4) + read_file_text(kFn3);
+  write_inputs();
+  // Absurd params never reach the inputs.
+  nlohmann::json absurd = hmm_params_json(params(16));
+  absurd["F1"] = 2;
+  DirectoryRuntime runtime(dir_.string());
+  EXPECT_THROW(kind->run(absurd, RunOptions{true, 0}, runtime), InputError);
+}
+
+}  // namespace
+}  // namespace helix::hmm
