@@ -1,0 +1,233 @@
+// hmm_store.cpp: accepted hmmsearch results in SQLite, and a search merged
+// over its chunks. Three tables (docs/hmmsearch.md):
+//   hmmsearch_chunks    one row per WU: its search, chunk and params
+//   hmmsearch_profiles  one row per (WU, profile): the model and its filter counts
+//   hmmsearch_passed    one row per (WU, profile, target past Forward): every
+//                       score, as REAL (floats and doubles are stored exactly)
+// Storing a WU first deletes what it had stored, so re-assimilating is a no-op
+// and a replaced result leaves nothing of the old one. hmm_report() gathers a
+// search's rows, ordered as one whole-database run orders its targets.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/sqlite_support.h"
+#include "hmm_server.h"
+
+namespace helix::hmm {
+
+void create_hmm_tables(sqlite3* db) {
+  execute(db,
+          "CREATE TABLE IF NOT EXISTS hmmsearch_chunks ("
+          " wu_id INTEGER PRIMARY KEY, search TEXT NOT NULL, chunk INTEGER NOT NULL, chunks INTEGER NOT NULL,"
+          " first_ordinal INTEGER NOT NULL, chunk_targets INTEGER NOT NULL, chunk_residues INTEGER NOT NULL,"
+          " database_sequences INTEGER NOT NULL, database_residues INTEGER NOT NULL, profile_count INTEGER NOT NULL,"
+          " report_evalue REAL NOT NULL, F1 REAL NOT NULL, F2 REAL NOT NULL, F3 REAL NOT NULL,"
+          " bias_filter INTEGER NOT NULL, engine TEXT NOT NULL, params TEXT NOT NULL);"
+          "CREATE INDEX IF NOT EXISTS hmmsearch_chunks_by_search ON hmmsearch_chunks (search, chunk, wu_id);"
+          "CREATE TABLE IF NOT EXISTS hmmsearch_profiles ("
+          " wu_id INTEGER NOT NULL, profile INTEGER NOT NULL, name TEXT NOT NULL, accession TEXT NOT NULL,"
+          " description TEXT NOT NULL, M INTEGER NOT NULL, targets INTEGER NOT NULL, residues INTEGER NOT NULL,"
+          " past_msv INTEGER NOT NULL, past_bias INTEGER NOT NULL, past_viterbi INTEGER NOT NULL,"
+          " past_forward INTEGER NOT NULL, PRIMARY KEY (wu_id, profile));"
+          "CREATE TABLE IF NOT EXISTS hmmsearch_passed ("
+          " wu_id INTEGER NOT NULL, profile INTEGER NOT NULL, target_ordinal INTEGER NOT NULL,"
+          " target_name TEXT NOT NULL, description TEXT NOT NULL, msv_nats REAL NOT NULL, filter_nats REAL NOT NULL,"
+          " viterbi_run INTEGER NOT NULL, viterbi_nats REAL NOT NULL, forward_nats REAL NOT NULL,"
+          " null_nats REAL NOT NULL, score_bits REAL NOT NULL,"
+          " ln_p REAL NOT NULL, reported INTEGER NOT NULL, PRIMARY KEY (wu_id, profile, target_ordinal));");
+}
+
+void store_hmm_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
+  if (files.size() != 4) throw InputError("an hmmsearch result has 4 files (tblout, stats, scores, summary)");
+  const auto summary = nlohmann::json::parse(read_file_text(files[3]), nullptr, false);
+  if (summary.is_discarded() || !summary.is_object() || !summary.contains("params") || !summary.contains("profiles"))
+    throw InputError("summary " + files[3] + " is not an hmmsearch summary");
+  const HmmParams params = parse_hmm_params(summary.at("params"));
+  const std::vector<ScoreRow> rows = parse_scores_tsv(read_file_text(files[2]), params.first_ordinal);
+  for (const char* table : {"hmmsearch_chunks", "hmmsearch_profiles", "hmmsearch_passed"}) {
+    Statement remove(db, (std::string("DELETE FROM ") + table + " WHERE wu_id = ?").c_str());
+    remove.bind(wu_id).run();
+  }
+  Statement chunk(db, "INSERT INTO hmmsearch_chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  chunk.bind(wu_id).bind(params.search).bind(static_cast<long long>(params.chunk));
+  chunk.bind(static_cast<long long>(params.chunks)).bind(static_cast<long long>(params.first_ordinal));
+  chunk.bind(static_cast<long long>(params.chunk_targets)).bind(static_cast<long long>(params.chunk_residues));
+  chunk.bind(static_cast<long long>(params.database_sequences)).bind(static_cast<long long>(params.database_residues));
+  chunk.bind(static_cast<long long>(params.profile_count)).bind(params.report_evalue);
+  chunk.bind(params.F1).bind(params.F2).bind(params.F3).bind(static_cast<long long>(params.bias_filter));
+  chunk.bind(summary.value("engine", std::string())).bind(hmm_params_json(params).dump()).run();
+
+  Statement profile(db, "INSERT INTO hmmsearch_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  long long index = 0;
+  for (const auto& p : summary.at("profiles")) {
+    profile.bind(wu_id).bind(index++).bind(p.at("name").get<std::string>()).bind(p.at("accession").get<std::string>());
+    profile.bind(p.at("description").get<std::string>()).bind(p.at("M").get<long long>());
+    for (const char* count : {"targets", "residues", "past_msv", "past_bias", "past_viterbi", "past_forward"})
+      profile.bind(p.at(count).get<long long>());
+    profile.run();
+  }
+
+  Statement passed(db, "INSERT INTO hmmsearch_passed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const ScoreRow& row : rows) {
+    const PassedTarget& s = row.scores;
+    passed.bind(wu_id).bind(static_cast<long long>(row.profile)).bind(static_cast<long long>(row.ordinal));
+    passed.bind(row.name).bind(row.description).bind(static_cast<double>(s.msv_nats));
+    passed.bind(static_cast<double>(s.filter_nats)).bind(static_cast<long long>(s.viterbi_run));
+    passed.bind(static_cast<double>(s.viterbi_nats));
+    passed.bind(static_cast<double>(s.forward_nats)).bind(static_cast<double>(s.null_nats));
+    passed.bind(static_cast<double>(s.score_bits)).bind(s.ln_p).bind(static_cast<long long>(s.reported)).run();
+  }
+}
+
+namespace {
+
+// A prepared query that finalizes itself; rows through step().
+class Query {
+ public:
+  Query(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  ~Query() { sqlite3_finalize(statement_); }
+  Query& bind(int index, long long value) { sqlite3_bind_int64(statement_, index, value); return *this; }
+  Query& bind(int index, const std::string& text) {
+    sqlite3_bind_text(statement_, index, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  bool step() {
+    const int code = sqlite3_step(statement_);
+    if (code == SQLITE_ROW) return true;
+    if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
+    return false;
+  }
+  long long integer(int column) const { return sqlite3_column_int64(statement_, column); }
+  double real(int column) const { return sqlite3_column_double(statement_, column); }
+  std::string text(int column) const {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+    return text ? std::string(text, sqlite3_column_bytes(statement_, column)) : std::string();
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+bool tables_exist(sqlite3* db) {
+  Query query(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hmmsearch_chunks'");
+  return query.step() && query.integer(0) == 1;
+}
+
+// The params every WU of a search shares (chunk-specific members zeroed).
+nlohmann::json search_wide(HmmParams params) {
+  params.chunk = 0, params.first_ordinal = 0, params.chunk_targets = 1, params.chunk_residues = 1;
+  params.chunk_bytes = 5;
+  return hmm_params_json(params);
+}
+
+}  // namespace
+
+std::vector<std::string> hmm_searches(sqlite3* db) {
+  std::vector<std::string> searches;
+  if (!tables_exist(db)) return searches;
+  Query query(db, "SELECT DISTINCT search FROM hmmsearch_chunks ORDER BY search");
+  while (query.step()) searches.push_back(query.text(0));
+  return searches;
+}
+
+SearchReport hmm_report(sqlite3* db, const std::string& search, bool allow_partial) {
+  if (!tables_exist(db)) throw InputError("no hmmsearch results are stored");
+  SearchReport report;
+  std::vector<long long> wu_ids;  // one per stored chunk, in chunk order
+  {
+    Query chunks(db, "SELECT wu_id, chunk, params FROM hmmsearch_chunks WHERE search = ? ORDER BY chunk, wu_id");
+    chunks.bind(1, search);
+    long long last_chunk = -1;
+    nlohmann::json shared;
+    while (chunks.step()) {
+      if (chunks.integer(1) == last_chunk) continue;  // a chunk stored twice: the lowest wu_id
+      last_chunk = chunks.integer(1);
+      const HmmParams params = parse_hmm_params(nlohmann::json::parse(chunks.text(2)));
+      if (wu_ids.empty()) report.params = params, shared = search_wide(params);
+      if (search_wide(params) != shared)
+        throw InputError("search " + search + ": chunk " + std::to_string(params.chunk) +
+                         " was made with other search-wide params than chunk " + std::to_string(report.params.chunk));
+      wu_ids.push_back(chunks.integer(0));
+    }
+  }
+  if (wu_ids.empty()) throw InputError("no hmmsearch search named " + search + " is stored");
+  report.chunks_stored = static_cast<std::uint32_t>(wu_ids.size());
+  if (!allow_partial && report.chunks_stored != report.params.chunks)
+    throw InputError("search " + search + ": " + std::to_string(report.chunks_stored) + " of its " +
+                     std::to_string(report.params.chunks) + " chunks are stored (--partial to report anyway)");
+
+  report.profiles.resize(report.params.profile_count);
+  std::vector<std::vector<ScoreRow>> rows(report.params.profile_count);
+  for (std::size_t k = 0; k < wu_ids.size(); ++k) {
+    Query profiles_of(db,
+                      "SELECT profile, name, accession, description, M, targets, residues, past_msv, past_bias, "
+                      "past_viterbi, past_forward FROM hmmsearch_profiles WHERE wu_id = ? ORDER BY profile");
+    profiles_of.bind(1, wu_ids[k]);
+    std::uint32_t seen = 0;
+    while (profiles_of.step()) {
+      const auto p = static_cast<std::uint32_t>(profiles_of.integer(0));
+      if (p >= report.profiles.size()) throw InputError("search " + search + ": a profile index beyond profile_count");
+      ProfileOutcome& outcome = report.profiles[p];
+      const ProfileOutcome stored{profiles_of.text(1), profiles_of.text(2), profiles_of.text(3),
+                                  static_cast<int>(profiles_of.integer(4)), {}};
+      if (k == 0) {
+        outcome.name = stored.name, outcome.accession = stored.accession;
+        outcome.description = stored.description, outcome.M = stored.M;
+      } else if (stored.name != outcome.name || stored.accession != outcome.accession ||
+                 stored.description != outcome.description || stored.M != outcome.M) {
+        throw InputError("search " + search + ": profile " + std::to_string(p) + " differs between chunks");
+      }
+      PipelineCounts counts;
+      counts.targets = profiles_of.integer(5), counts.residues = profiles_of.integer(6);
+      counts.past_msv = profiles_of.integer(7), counts.past_bias = profiles_of.integer(8);
+      counts.past_viterbi = profiles_of.integer(9), counts.past_forward = profiles_of.integer(10);
+      outcome.counts += counts;
+      ++seen;
+    }
+    if (seen != report.profiles.size()) throw InputError("search " + search + ": a WU lacks some profiles' counts");
+    Query passed_of(db,
+                    "SELECT profile, target_ordinal, target_name, description, msv_nats, filter_nats, viterbi_run, "
+                    "viterbi_nats, forward_nats, null_nats, score_bits, ln_p, reported FROM hmmsearch_passed "
+                    "WHERE wu_id = ? "
+                    "ORDER BY profile, target_ordinal");
+    passed_of.bind(1, wu_ids[k]);
+    while (passed_of.step()) {
+      ScoreRow row;
+      row.profile = static_cast<std::uint32_t>(passed_of.integer(0));
+      if (row.profile >= rows.size()) throw InputError("search " + search + ": a profile index beyond profile_count");
+      row.ordinal = static_cast<std::uint64_t>(passed_of.integer(1));
+      row.name = passed_of.text(2);
+      row.description = passed_of.text(3);
+      PassedTarget& s = row.scores;
+      s.msv_nats = static_cast<float>(passed_of.real(4));
+      s.filter_nats = static_cast<float>(passed_of.real(5));
+      s.viterbi_run = passed_of.integer(6) != 0;
+      s.viterbi_nats = static_cast<float>(passed_of.real(7));
+      s.forward_nats = static_cast<float>(passed_of.real(8));
+      s.null_nats = static_cast<float>(passed_of.real(9));
+      s.score_bits = static_cast<float>(passed_of.real(10));
+      s.ln_p = passed_of.real(11);
+      s.reported = passed_of.integer(12) != 0;
+      rows[row.profile].push_back(std::move(row));
+    }
+  }
+  // Per profile in ordinal order, as one whole-database run has them (chunks
+  // are consecutive ordinals, so this only guards against odd chunkings).
+  for (auto& list : rows) {
+    std::stable_sort(list.begin(), list.end(), [](const ScoreRow& a, const ScoreRow& b) { return a.ordinal < b.ordinal; });
+    for (ScoreRow& row : list) report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+}  // namespace helix::hmm
