@@ -36,6 +36,8 @@ constexpr int kMsvBlock = 256;
 constexpr int kMsvWordSizes[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
 // Profiles up to this many words per lane are copied to shared memory.
 constexpr int kSharedMsvWords = 24;
+// Cells whose operands the Viterbi and Forward kernels load together.
+constexpr int kCellsAhead = 4;
 
 struct MsvKernelArgs {
   const std::uint8_t* codes;
@@ -188,19 +190,33 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
         int ipv = __shfl_up_sync(kFullMask, static_cast<int>(irow[(Q - 1) * kWarp + lane]), 1);
         if (lane == 0) mpv = dpv = ipv = -32768;
         int dcv = -32768, xE = -32768, dmax = -32768;
-#pragma unroll 4
-        for (int q = 0; q < Q; ++q) {
-          const int c = q * kWarp + lane;
-          const CellTransitions<std::int16_t> t = v.transitions[c];
-          int sv = max(max(sat_low(xB + t.bm), sat_low(mpv + t.mm)), max(sat_low(ipv + t.im), sat_low(dpv + t.dm)));
-          sv = sat_both(sv + emission[q * kWarp]);
-          xE = max(xE, sv);
-          mpv = mrow[c], dpv = drow[c], ipv = irow[c];
-          mrow[c] = static_cast<std::int16_t>(sv);
-          drow[c] = static_cast<std::int16_t>(dcv);
-          dcv = sat_low(sv + t.md);
-          dmax = max(dmax, dcv);
-          irow[c] = static_cast<std::int16_t>(max(sat_low(mpv + t.mi), sat_low(ipv + t.ii)));
+        for (int q0 = 0; q0 < Q; q0 += kCellsAhead) {
+          // Operands of a few cells first (their latencies overlap), then the cells in order.
+          CellTransitions<std::int16_t> t[kCellsAhead];
+          int e[kCellsAhead], m_old[kCellsAhead], d_old[kCellsAhead], i_old[kCellsAhead];
+#pragma unroll
+          for (int a = 0; a < kCellsAhead; ++a) {
+            const int c = (q0 + a) * kWarp + lane;
+            if (q0 + a >= Q) break;
+            t[a] = v.transitions[c];
+            e[a] = emission[(q0 + a) * kWarp];
+            m_old[a] = mrow[c], d_old[a] = drow[c], i_old[a] = irow[c];
+          }
+#pragma unroll
+          for (int a = 0; a < kCellsAhead; ++a) {
+            const int c = (q0 + a) * kWarp + lane;
+            if (q0 + a >= Q) break;
+            int sv = max(max(sat_low(xB + t[a].bm), sat_low(mpv + t[a].mm)),
+                         max(sat_low(ipv + t[a].im), sat_low(dpv + t[a].dm)));
+            sv = sat_both(sv + e[a]);
+            xE = max(xE, sv);
+            mpv = m_old[a], dpv = d_old[a], ipv = i_old[a];  // now (i-1, k): next cell's diagonal
+            mrow[c] = static_cast<std::int16_t>(sv);
+            drow[c] = static_cast<std::int16_t>(dcv);
+            dcv = sat_low(sv + t[a].md);
+            dmax = max(dmax, dcv);
+            irow[c] = static_cast<std::int16_t>(max(sat_low(mpv + t[a].mi), sat_low(ipv + t[a].ii)));
+          }
         }
         xE = __reduce_max_sync(kFullMask, xE);
         if (xE >= 32767) {
@@ -299,32 +315,50 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
     for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
     __syncwarp();
     float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
+    int residues = 0;  // lane j holds residue i0 + j of the current block of 32 rows
     for (int i = 0; i < L; ++i) {
-      const int x = codes[offset + i];
+      if (i % kWarp == 0) residues = i + lane < L ? codes[offset + i + lane] : 0;
+      const int x = __shfl_sync(kFullMask, residues, i % kWarp);
       const float* pm = buffers[(i + 1) & 1];  // previous row
       const float* pd = pm + kForwardLanes * Q;
       const float* pi = pd + kForwardLanes * Q;
       float* cm = buffers[i & 1];
       float* cd = cm + kForwardLanes * Q;
       float* ci = cd + kForwardLanes * Q;
-      // Cell by cell, in parallel along each stripe.
-      for (int q = q_begin; q < q_end; ++q) {
-        const int c = z * Q + q;
-        const int before = c - 1;  // the cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0
-        const float mpv = before >= 0 ? pm[before] : 0.0f;
-        const float dpv = before >= 0 ? pd[before] : 0.0f;
-        const float ipv = before >= 0 ? pi[before] : 0.0f;
-        const CellTransitions<float> t = f.transitions[q * kForwardLanes + z];
-        float sv = xB * t.bm;
-        sv = sv + mpv * t.mm;
-        sv = sv + ipv * t.im;
-        sv = sv + dpv * t.dm;
-        sv = sv * f.match[(static_cast<std::size_t>(x) * Q + q) * kForwardLanes + z];
-        cm[c] = sv;
-        if (q + 1 < Q) cd[c + 1] = sv * t.md;
-        else dcv_out[z] = sv * t.md;
-        const float from_m = pm[c] * t.mi;
-        ci[c] = from_m + pi[c] * t.ii;
+      // Cell by cell, in parallel along each stripe; a few cells' operands
+      // are loaded before any is computed, so their latencies overlap.
+      const float* emission = f.match + static_cast<std::size_t>(x) * Q * kForwardLanes + z;
+      for (int q0 = q_begin; q0 < q_end; q0 += kCellsAhead) {
+        CellTransitions<float> t[kCellsAhead];
+        float e[kCellsAhead], mpv[kCellsAhead], dpv[kCellsAhead], ipv[kCellsAhead], m_same[kCellsAhead],
+            i_same[kCellsAhead];
+#pragma unroll
+        for (int a = 0; a < kCellsAhead; ++a) {
+          const int q = q0 + a, c = z * Q + q;
+          if (q >= q_end) break;
+          t[a] = f.transitions[q * kForwardLanes + z];
+          e[a] = emission[q * kForwardLanes];
+          // The cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0.
+          mpv[a] = c > 0 ? pm[c - 1] : 0.0f;
+          dpv[a] = c > 0 ? pd[c - 1] : 0.0f;
+          ipv[a] = c > 0 ? pi[c - 1] : 0.0f;
+          m_same[a] = pm[c], i_same[a] = pi[c];
+        }
+#pragma unroll
+        for (int a = 0; a < kCellsAhead; ++a) {
+          const int q = q0 + a, c = z * Q + q;
+          if (q >= q_end) break;
+          float sv = xB * t[a].bm;
+          sv = sv + mpv[a] * t[a].mm;
+          sv = sv + ipv[a] * t[a].im;
+          sv = sv + dpv[a] * t[a].dm;
+          sv = sv * e[a];
+          cm[c] = sv;
+          if (q + 1 < Q) cd[c + 1] = sv * t[a].md;
+          else dcv_out[z] = sv * t[a].md;
+          const float from_m = m_same[a] * t[a].mi;
+          ci[c] = from_m + i_same[a] * t[a].ii;
+        }
       }
       __syncwarp();
       // In HMMER's order, one lane per stripe: E's running sum and the D->D chains.
@@ -544,11 +578,9 @@ class GpuEngine : public HmmEngine {
     std::vector<float> scores(count, -std::numeric_limits<float>::infinity());
     if (count == 0) return scores;
     if (msv_words_ > 0) {
-      DeviceBuffer<unsigned> next;
-      const unsigned zero = 0;
-      next.upload(&zero, 1, "MSV work counter");
+      unsigned* next = work_counter();
       const MsvKernelArgs args{codes_.data, offsets_.data, order_.data, count, msv_pairs_.data, tjb_.data,
-                               profile_->msv_bias, profile_->msv_tec, profile_->msv_tbm, xj_.data, next.data};
+                               profile_->msv_bias, profile_->msv_tec, profile_->msv_tbm, xj_.data, next};
       launch_msv_words(msv_words_, args, sms_);
     } else {
       const int threads = std::min<int>(count, sms_ * 256);
@@ -642,8 +674,9 @@ class GpuEngine : public HmmEngine {
       const LengthConfig config = length_config(targets_->length(which[by_length[b]]));
       batch[b] = {which[by_length[b]], config};
     }
-    DeviceBuffer<BatchTarget> device_batch;
-    device_batch.upload(batch.data(), count, "uploading a filter batch");
+    reserve(batch_, count, "a filter batch");
+    check_cuda(cudaMemcpy(batch_.data, batch.data(), count * sizeof(BatchTarget), cudaMemcpyHostToDevice),
+               "uploading a filter batch");
     const std::size_t targets_per_warp = kWarp / lanes_per_target;
     const std::size_t warps_wanted = (count + targets_per_warp - 1) / targets_per_warp;
     const std::size_t warps_allowed =
@@ -652,23 +685,34 @@ class GpuEngine : public HmmEngine {
     const std::size_t resident = static_cast<std::size_t>(sms_) * 64;  // what the GPU keeps in flight
     const std::size_t warps = std::min({warps_wanted, warps_allowed, resident});
     const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
-    DeviceBuffer<unsigned char> scratch;
-    scratch.allocate(static_cast<std::size_t>(blocks) * warps_per_block * warp_row_bytes, "filter DP rows");
-    DeviceBuffer<Result> out;
-    out.allocate(count, "filter results");
-    DeviceBuffer<unsigned> next;
-    const unsigned zero = 0;
-    next.upload(&zero, 1, "filter work counter");
-    launch(device_batch.data, count, blocks, scratch.data, out.data, next.data);
+    reserve(rows_, static_cast<std::size_t>(blocks) * warps_per_block * warp_row_bytes, "filter DP rows");
+    reserve(results_, count * sizeof(Result), "filter results");
+    Result* out = reinterpret_cast<Result*>(results_.data);
+    launch(batch_.data, count, blocks, rows_.data, out, work_counter());
     check_cuda(cudaGetLastError(), "filter kernel launch");
     std::vector<Result> sorted(count);
-    check_cuda(cudaMemcpy(sorted.data(), out.data, count * sizeof(Result), cudaMemcpyDeviceToHost), "filter results");
+    check_cuda(cudaMemcpy(sorted.data(), out, count * sizeof(Result), cudaMemcpyDeviceToHost), "filter results");
     for (std::uint32_t b = 0; b < count; ++b) results[by_length[b]] = sorted[b];
     return results;
   }
 
+  // Device buffers reused from call to call (grown when a call needs more).
+  template <typename T>
+  static void reserve(DeviceBuffer<T>& buffer, std::size_t count, const char* what) {
+    if (buffer.count < count) buffer.allocate(std::max(count, 2 * buffer.count), what);
+  }
+  // The kernels' work counter, zeroed.
+  unsigned* work_counter() {
+    reserve(counter_, 1, "a work counter");
+    check_cuda(cudaMemset(counter_.data, 0, sizeof(unsigned)), "zeroing the work counter");
+    return counter_.data;
+  }
+
   std::string name_;
   int sms_ = 1;
+  DeviceBuffer<BatchTarget> batch_;
+  DeviceBuffer<unsigned char> rows_, results_;
+  DeviceBuffer<unsigned> counter_;
   bool warp_msv_ = true;
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
