@@ -1,0 +1,67 @@
+// hmm_test_util.cpp: see hmm_test_util.h.
+#include "hmm_test_util.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/directory_runtime.h"
+#include "core/file_io.h"
+#include "hmmsearch/hmm_server.h"
+
+namespace helix::test {
+namespace fs = std::filesystem;
+
+std::string tutorial_file(const std::string& name) { return std::string(kHmmTutorial) + "/" + name; }
+
+bool hmm_data_present() {
+  for (const char* name : {"globins4.hmm", "fn3.hmm", "Pkinase.hmm", "MADE1.hmm", "globins45.fa"})
+    if (!fs::exists(tutorial_file(name))) return false;
+  return fs::exists(kMmseqsDb);
+}
+
+std::string profiles_file_of(const std::string& dir, const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += read_file_text(tutorial_file(name));
+  const std::string path = dir + "/profiles.hmm";
+  write_file_atomic(path, text);
+  return path;
+}
+
+std::string mmseqs_proteins(const std::string& dir, std::size_t count) {
+  const std::string all = read_text_maybe_gzipped(kMmseqsDb);
+  std::size_t end = 0;
+  for (std::size_t seen = 0; end != std::string::npos && seen <= count; ++seen)
+    end = all.find('>', seen == 0 ? 0 : end + 1);
+  const std::string path = dir + "/db.fasta";
+  write_file_atomic(path, all.substr(0, end));
+  return path;
+}
+
+WuRun run_hmm_wu(const std::vector<std::string>& args) {
+  return run_workunit_command(hmm::add_hmm_workunit_command, args);
+}
+
+void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths) {
+  write_file_atomic(paths[0], hmm::tblout_output(result));
+  write_file_atomic(paths[1], hmm::stats_output(result));
+  write_file_atomic(paths[2], hmm::scores_tsv(result.rows));
+  write_file_atomic(paths[3], hmm::hmm_summary_json(result));
+}
+
+HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir) {
+  const std::string run_dir = scratch_dir("hmm_run");
+  for (const auto& [logical, path] : spec.inputs) fs::copy_file(path, run_dir + "/" + logical);
+  const hmm::HmmParams params = hmm::parse_hmm_params(nlohmann::json::parse(read_file_text(run_dir + "/params")));
+  DirectoryRuntime runtime(run_dir);
+  runtime.set_checkpoint_every_call(false);
+  auto engine = hmm::make_reference_engine();
+  HmmResult out;
+  out.result = hmm::run_hmm_job(params, *engine, runtime, false);
+  for (int k = 0; k < 4; ++k) out.paths.push_back(result_dir + "/" + spec.name + "_0_" + std::to_string(k));
+  write_hmm_files(out.result, out.paths);
+  fs::remove_all(run_dir);
+  return out;
+}
+
+}  // namespace helix::test
