@@ -24,6 +24,11 @@
 #    example database of 20,000 UniProt proteins in two chunks (two WUs), each
 #    run on GPU (or CPU) and CPU, validated with CPU re-scoring, compared,
 #    assimilated, and the best hits over the whole database printed;
+#    then hmmsearch: two profile HMMs (globins4, fn3; hmmer-examples) against
+#    the same 20,000 proteins in two chunks (two WUs, every profile in each),
+#    each run on GPU (or CPU) and CPU, validated with a CPU re-run of sampled
+#    targets, compared, assimilated, and the merged tblout and pipeline
+#    statistics of the whole database printed (helix-wu hmmsearch report);
 # 3. lists the files worth looking at.
 #
 # Environment: HELIX_DEMO_SIZE="NX NY NZ" (default "160 160 40").
@@ -244,6 +249,69 @@ sqlite3 -header -column "$out/results.sqlite" \
    FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal) AS rank FROM sw_hits)
    WHERE rank <= 3 ORDER BY query_id, rank;"
 
+# ------------------------------------------------------------------ hmmsearch
+step "hmmsearch: work units (helix-wu hmmsearch make): globins4 + fn3 (hmmer-examples) x mmseqs2's 20,000-protein example database"
+mkdir -p "$out/hmm_input"
+cat /usr/share/doc/hmmer/examples/tutorial/globins4.hmm /usr/share/doc/hmmer/examples/tutorial/fn3.hmm \
+  >"$out/hmm_input/profiles.hmm"
+"$helix_wu" hmmsearch make --name demo_hmm --profiles "$out/hmm_input/profiles.hmm" \
+  --database /usr/share/doc/mmseqs2/example-data/DB.fasta.gz --chunk-residues 5000000 --out "$out/wu_hmm"
+
+# A slot of BOINC soft links for one WU (demo_hmm_c<chunk>); BOINC names a
+# result's files <wu>_<replica>_<file index>, which is how the validator finds the WU.
+make_hmm_slot() {
+  local slot=$1 unit=$2
+  mkdir -p "$slot"
+  printf '<soft_link>../wu_hmm/%s.params.json</soft_link>\n' "$unit" >"$slot/params"
+  printf '<soft_link>../wu_hmm/demo_hmm.profiles.hmm</soft_link>\n' >"$slot/profiles"
+  printf '<soft_link>../wu_hmm/demo_hmm.chunk_%s.fa</soft_link>\n' "${unit##*_c}" >"$slot/database"
+}
+hmm_files() { echo "$out/hmm_results/$1_$2_0" "$out/hmm_results/$1_$2_1" "$out/hmm_results/$1_$2_2" "$out/hmm_results/$1_$2_3"; }
+mkdir -p "$out/hmm_results"
+for hmm_wu in demo_hmm_c0 demo_hmm_c1; do
+  for replica in 0 1; do
+    slot="$out/hmm_slot_${hmm_wu}_$replica"
+    make_hmm_slot "$slot" "$hmm_wu"
+    if [[ $replica == 0 ]]; then
+      step "hmmsearch $hmm_wu, result 0: app on $first_label"
+      run_slot "$slot" "${first_device[@]}"
+    else
+      step "hmmsearch $hmm_wu, result 1: app on CPU (--cpu)"
+      run_slot "$slot" --cpu
+    fi
+    index=0
+    for file in tblout stats scores summary; do
+      cp "$slot/$file" "$out/hmm_results/${hmm_wu}_${replica}_$index"
+      index=$((index + 1))
+    done
+  done
+done
+
+step "hmmsearch validation (init --inputs: consistency, CPU re-run of sampled targets bit for bit; compare)"
+for hmm_wu in demo_hmm_c0 demo_hmm_c1; do
+  for replica in 0 1; do
+    # shellcheck disable=SC2046
+    "$helix_validate" init --inputs "$out/wu_hmm" $(hmm_files "$hmm_wu" "$replica") ||
+      { echo "demo: error: helix-validate init rejected $hmm_wu replica $replica" >&2; exit 1; }
+  done
+  # shellcheck disable=SC2046
+  "$helix_validate" compare $(hmm_files "$hmm_wu" 0) $(hmm_files "$hmm_wu" 1) ||
+    { echo "demo: error: the two results of $hmm_wu differ" >&2; exit 1; }
+  echo "  $hmm_wu: both results valid and equivalent"
+done
+
+step "hmmsearch assimilation (WU ids 5, 6: the two chunks) and the merged result over the whole database"
+# shellcheck disable=SC2046
+"$helix_assimilate" --db "$out/results.sqlite" 5 $(hmm_files demo_hmm_c0 0)
+# shellcheck disable=SC2046
+"$helix_assimilate" --db "$out/results.sqlite" 6 $(hmm_files demo_hmm_c1 0)
+"$helix_wu" hmmsearch report --results "$out/results.sqlite" --search demo_hmm --out "$out/hmm_report"
+for profile in globins4 fn3; do
+  printf '\n  %s: the tblout (first rows) and the pipeline statistics\n' "$profile"
+  head -n 8 "$out/hmm_report/demo_hmm.$profile.tblout" | cut -c 1-150 | sed 's/^/    /'
+  sed -n '/^Passed/p' "$out/hmm_report/demo_hmm.$profile.stats" | sed 's/^/    /'
+done
+
 step "files to look at"
 look() { printf '  %-32s %s\n' "$1" "$2"; }
 look "demo-out/render/*.png" "CT slices with the segmentation over them"
@@ -257,3 +325,5 @@ look "demo-out/glcm_maps/*.png" "glcm feature maps (one pixel per window, bright
 look "demo-out/glcm_slot1/features" "the glcm result's table (TSV): levels x distances x features x max/mean/min/range"
 look "demo-out/wu_glcm/" "the glcm work unit: params, plates, detected-well masks, templates"
 look "demo-out/sw_results/" "the swsearch results (hits tables, summaries), named as BOINC names them"
+look "demo-out/hmm_report/" "hmmsearch over the whole database: a tblout and statistics per profile"
+look "demo-out/hmm_results/" "the hmmsearch results (tblout, stats, scores, summary per chunk)"
