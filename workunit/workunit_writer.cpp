@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 
 namespace helix {
 namespace {
@@ -18,12 +19,6 @@ namespace {
 constexpr int kDelayBoundSeconds = 604800;
 constexpr int kMinQuorum = 2;
 constexpr int kTargetResults = 2;
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
 
 std::string file_name_of(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 

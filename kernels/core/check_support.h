@@ -3,6 +3,7 @@
 // result; outcome_of() turns that into script_validator's verdict and one line.
 //
 //   Rejection, reject(), require(), server_trouble()   how a check says no
+//   server_read()                                      WU inputs: missing = transient
 //   read_bounded()   a returned file, refused before reading when oversized
 //   integer_field()  a summary's integer member, range-checked
 //   outcome_of()     runs a check, never throws
@@ -31,6 +32,17 @@ inline void require(bool condition, const std::string& reason) {
 // The WU's inputs are the project's own files: trouble reading them is the
 // server's, so the result is looked at again later (transient), not rejected.
 [[noreturn]] inline void server_trouble(const std::string& reason) { throw Rejection{Verdict::kTransient, reason}; }
+
+// Reads server-side inputs with `read`; an InputError there (a missing or
+// damaged WU file) is the server's trouble, not the result's: transient.
+template <typename Read>
+auto server_read(const std::string& what, Read&& read) {
+  try {
+    return read();
+  } catch (const InputError& error) {
+    server_trouble(what + " unavailable: " + error.what());
+  }
+}
 
 // Volunteers' files may be hostile: their size is checked before they are read.
 inline std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {

@@ -10,18 +10,13 @@
 #include <zstd.h>
 
 #include "core/errors.h"
+#include "core/names.h"
 #include "glcm_server.h"
 
 namespace helix::glcm {
 namespace {
 
 const std::string kImageInfix = ".image_", kMaskInfix = ".mask_", kPngSuffix = ".png";
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
 
 // A decimal integer of at most 9 digits (so it fits int without overflow);
 // `what` names the option and item for the error.

@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "glcm_server.h"
 
 namespace helix::glcm {
@@ -35,12 +36,6 @@ constexpr double kMemoryBytesPerPixel = 16;
 // Disk: inputs, the three outputs at their worst, one checkpoint (the maps
 // unpacked), with room for the temporary file of an atomic write.
 constexpr double kDiskBoundFactor = 3;
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
 
 struct MakeOptions {
   std::vector<std::string> images, masks;

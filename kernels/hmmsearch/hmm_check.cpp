@@ -20,6 +20,7 @@
 #include "core/check_support.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
 #include "hmm_server.h"
@@ -141,15 +142,6 @@ struct WuInputs {
   std::vector<SearchProfile> profiles;
   std::vector<TargetSequence> targets;
 };
-
-template <typename Read>
-auto server_read(const std::string& what, Read&& read) {
-  try {
-    return read();
-  } catch (const InputError& error) {
-    server_trouble(what + " unavailable: " + error.what());
-  }
-}
 
 // The WU is named by the result's file names (hmm_server.h, "WU file names");
 // its params must be the summary's exactly, or the result answers another question.

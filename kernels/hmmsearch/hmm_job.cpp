@@ -14,6 +14,7 @@
 #include "core/byte_codec.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
 
@@ -29,12 +30,6 @@ constexpr int kScoresFields = 12;
 // and this many drawn from the whole block are re-run on the CPU reference
 // (a few Forward runs per block: negligible beside the block's MSV).
 constexpr std::size_t kSelfCheckPassed = 4, kSelfCheckDrawn = 4;
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name.size() <= 200 && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-         });
-}
 
 std::string hex_float(double value) {
   char text[64];
@@ -78,7 +73,7 @@ HmmParams parse_hmm_params(const nlohmann::json& json) {
     return v.get<double>();
   };
   HmmParams p;
-  if (!json.contains("search") || !json.at("search").is_string() || !is_plain_name(json.at("search").get<std::string>()))
+  if (!json.contains("search") || !json.at("search").is_string() || !is_plain_name(json.at("search").get<std::string>(), kMaxPlainName))
     throw InputError(member("search") + " must be a plain name ([A-Za-z0-9._-], up to 200 characters)");
   p.search = json.at("search").get<std::string>();
   p.chunks = static_cast<std::uint32_t>(integer("chunks", 1, 1 << 24, std::nullopt));

@@ -33,6 +33,8 @@ namespace helix::hmm {
 // Limits every reader enforces (the params parser, the validator).
 constexpr std::uint32_t kMaxProfilesPerWu = 1000;
 constexpr std::uint32_t kDefaultBlockTargets = 16384;
+// Search and profile stems in file names: plain names of at most this many characters.
+constexpr std::size_t kMaxPlainName = 200;
 
 struct HmmParams {
   std::string search;                       // the search's name (helix-wu --name), the same in all its WUs

@@ -32,7 +32,7 @@ namespace helix::hmm {
 //   profiles  "P.profiles.hmm"     (one copy for the whole search)
 //   database  "P.chunk_<c>.fa"     (FASTA, the chunk's records in database order)
 // The validator takes the WU's name from the result's file names, which BOINC
-// makes "<wu>_<replica>_<file index>": wu_name_of_result_file() undoes that.
+// makes "<wu>_<replica>_<file index>": wu_name_of_result_file() (core/names.h) undoes that.
 std::string wu_name(const std::string& prefix, std::size_t chunk);
 std::string params_file(const std::string& wu);
 std::string profiles_file(const std::string& prefix);
@@ -43,8 +43,6 @@ struct WuName {
 };
 // nullopt when `wu` is not "<prefix>_c<digits>".
 std::optional<WuName> parse_wu_name(const std::string& wu);
-// "<wu>_<digits>_<digits>" -> "<wu>" (the path's file name); "" otherwise.
-std::string wu_name_of_result_file(const std::string& path);
 
 // ---------------------------------------------------------------- cost and bounds
 

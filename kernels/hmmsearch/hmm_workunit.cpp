@@ -19,6 +19,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
 #include "hmm_server.h"
@@ -36,33 +37,12 @@ std::string chunk_file(const std::string& prefix, std::size_t chunk) {
 
 namespace {
 
-bool all_digits(const std::string& text) {
-  return !text.empty() && text.size() <= 9 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name.size() <= 200 && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-         });
-}
-
 }  // namespace
 
 std::optional<WuName> parse_wu_name(const std::string& wu) {
   const auto c = wu.rfind("_c");
-  if (c == std::string::npos || c == 0 || !all_digits(wu.substr(c + 2))) return std::nullopt;
+  if (c == std::string::npos || c == 0 || !is_small_number(wu.substr(c + 2))) return std::nullopt;
   return WuName{wu.substr(0, c), std::stoul(wu.substr(c + 2))};
-}
-
-std::string wu_name_of_result_file(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  for (int suffix = 0; suffix < 2; ++suffix) {
-    const auto underscore = name.rfind('_');
-    if (underscore == std::string::npos || !all_digits(name.substr(underscore + 1))) return "";
-    name.resize(underscore);
-  }
-  return name;
 }
 
 std::uint64_t max_scores_bytes(const HmmParams& params) {
@@ -177,7 +157,7 @@ std::uint64_t summary_bytes_bound(const std::vector<ProfileHmm>& profiles) {
 }
 
 Plan make_plan(const MakeOptions& options) {
-  if (!is_plain_name(options.name))
+  if (!is_plain_name(options.name, kMaxPlainName))
     throw InputError("--name must be a plain name ([A-Za-z0-9._-], up to 200 characters, not starting with '.')");
   if (options.chunk_residues == 0) throw InputError("--chunk-residues must be positive");
   Plan plan;
@@ -332,7 +312,7 @@ std::vector<std::string> profile_stems(const std::vector<ProfileOutcome>& profil
   for (const ProfileOutcome& p : profiles) ++uses[p.name];
   std::vector<std::string> stems;
   for (std::size_t k = 0; k < profiles.size(); ++k)
-    stems.push_back(is_plain_name(profiles[k].name) && uses[profiles[k].name] == 1 ? profiles[k].name
+    stems.push_back(is_plain_name(profiles[k].name, kMaxPlainName) && uses[profiles[k].name] == 1 ? profiles[k].name
                                                                                    : "profile_" + std::to_string(k));
   return stems;
 }

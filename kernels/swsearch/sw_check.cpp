@@ -17,6 +17,7 @@
 #include "core/check_support.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "sw_server.h"
 #include "sw_statistics.h"
 
@@ -185,15 +186,6 @@ struct WuInputs {
   DatabaseChunk chunk;
   std::map<std::uint64_t, std::size_t> index_of_ordinal;
 };
-
-template <typename Read>
-auto server_read(const std::string& what, Read&& read) {
-  try {
-    return read();
-  } catch (const InputError& error) {
-    server_trouble(what + " unavailable: " + error.what());
-  }
-}
 
 // The WU is named by the result's file names (sw_server.h, "WU file names");
 // its params must be the summary's exactly, or the result answers another question.

@@ -3,7 +3,7 @@
 // The WU and result formats themselves are sw_job.h's (docs/swsearch.md).
 //
 // Contents
-//   WU file names                    wu_name(), chunk_file(), ..., parse_wu_name(), wu_name_of_result_file()
+//   WU file names                    wu_name(), chunk_file(), ..., parse_wu_name() (core/names.h undoes BOINC result names)
 //   cost and bounds                  kOpsPerCell, ...
 //   check_sw_result(), compare_sw_results()   validator (sw_check.cpp)
 //   create_sw_tables(), store_sw_result(), sw_report()   assimilator (sw_store.cpp)
@@ -33,7 +33,7 @@ namespace helix::sw {
 // The result's summary echoes the params but not the WU's name, so the
 // validator takes the name from the result's file names, which BOINC makes
 // "<wu>_<replica>_<file index>" (create_work's default result names and
-// OUTFILE_<i>): wu_name_of_result_file() undoes that.
+// OUTFILE_<i>): wu_name_of_result_file() (core/names.h) undoes that.
 std::string wu_name(const std::string& prefix, std::size_t batch, std::size_t chunk);
 std::string params_file(const std::string& wu);
 std::string queries_file(const std::string& wu);
@@ -45,8 +45,6 @@ struct WuName {
 };
 // nullopt when `wu` is not "<prefix>_b<digits>_c<digits>".
 std::optional<WuName> parse_wu_name(const std::string& wu);
-// "<wu>_<digits>_<digits>" -> "<wu>" (the path's file name); "" otherwise.
-std::string wu_name_of_result_file(const std::string& path);
 
 // ---------------------------------------------------------------- cost and bounds
 

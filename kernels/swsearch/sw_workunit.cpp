@@ -14,6 +14,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "sw_server.h"
 
 namespace helix::sw {
@@ -34,29 +35,14 @@ std::string matrix_file(const std::string& prefix, const std::string& matrix_nam
 
 namespace {
 
-bool all_digits(const std::string& text) {
-  return !text.empty() && text.size() <= 9 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
 }  // namespace
 
 std::optional<WuName> parse_wu_name(const std::string& wu) {
   const auto c = wu.rfind("_c");
-  if (c == std::string::npos || !all_digits(wu.substr(c + 2))) return std::nullopt;
+  if (c == std::string::npos || !is_small_number(wu.substr(c + 2))) return std::nullopt;
   const auto b = wu.rfind("_b", c == 0 ? 0 : c - 1);
-  if (b == std::string::npos || b == 0 || !all_digits(wu.substr(b + 2, c - b - 2))) return std::nullopt;
+  if (b == std::string::npos || b == 0 || !is_small_number(wu.substr(b + 2, c - b - 2))) return std::nullopt;
   return WuName{wu.substr(0, b), std::stoul(wu.substr(b + 2, c - b - 2)), std::stoul(wu.substr(c + 2))};
-}
-
-std::string wu_name_of_result_file(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  for (int suffix = 0; suffix < 2; ++suffix) {
-    const auto underscore = name.rfind('_');
-    if (underscore == std::string::npos || !all_digits(name.substr(underscore + 1))) return "";
-    name.resize(underscore);
-  }
-  return name;
 }
 
 std::uint64_t max_hits_bytes(const SwParams& params, const std::vector<int>& query_lengths,
@@ -83,12 +69,6 @@ constexpr double kMemoryBytesPerTarget = 1100;
 // Disk: inputs and outputs, with room for the temporary file of an atomic write.
 constexpr double kDiskBoundFactor = 3;
 constexpr const char* kNcbiMatrixDir = "/usr/share/ncbi/data/";
-
-bool is_plain_name(const std::string& name) {
-  return !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
 
 struct MakeOptions {
   std::string db, queries, matrix = "BLOSUM62", matrix_file, name, out;

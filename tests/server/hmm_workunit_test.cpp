@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/names.h"
 #include "hmm_test_util.h"
 #include "hmmsearch/hmm_file.h"
 #include "hmmsearch/hmm_server.h"
@@ -74,7 +75,7 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
   EXPECT_EQ(hmm::parse_wu_name("gl_c2")->prefix, "gl");
   EXPECT_EQ(hmm::parse_wu_name("my_search_c12")->chunk, 12u);
   EXPECT_FALSE(hmm::parse_wu_name("gl_b0"));
-  EXPECT_EQ(hmm::wu_name_of_result_file("/x/gl_c2_1_3"), "gl_c2");
+  EXPECT_EQ(wu_name_of_result_file("/x/gl_c2_1_3"), "gl_c2");
 }
 
 TEST(HmmWorkunit, GzippedDatabaseIsRead) {

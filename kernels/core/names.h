@@ -1,0 +1,20 @@
+// names.h: the names the project writes into and reads back from BOINC:
+// plain file names, number fields in work-unit names, and the work unit a
+// result file belongs to. One definition for every kind and tool.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace helix {
+
+// [A-Za-z0-9._-]+, not starting with '.', at most max_length characters: safe
+// as a file name, in a BOINC template and in a shell command.
+bool is_plain_name(const std::string& name, std::size_t max_length = std::string::npos);
+// 1..9 decimal digits (so the number fits any unsigned long).
+bool is_small_number(const std::string& text);
+// BOINC names a result's files "<wu>_<replica>_<file index>" (create_work's
+// default result names and OUTFILE_<i>): "<dir>/<wu>_<digits>_<digits>" ->
+// "<wu>"; "" when the path's file name is not of that form.
+std::string wu_name_of_result_file(const std::string& path);
+
+}  // namespace helix
