@@ -289,6 +289,43 @@ __host__ __device__ inline std::size_t forward_warp_floats(int Q) {
   return 7 * kForwardLanes * static_cast<std::size_t>(Q) + kForwardLanes;
 }
 
+// The serial parts of a Forward row, eight cells at a time: all operands
+// loaded first, then the chain. kGuard: the stripe ends inside the group.
+template <bool kGuard>
+__device__ __forceinline__ void first_pass_group(int q0, int Q, const float* m_stripe, float* stripe_d,
+                                                 const float* stripe_dd, float& sum_m, float& dcv) {
+  float m[kAhead], d[kAhead], dd[kAhead];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || q0 + a < Q) m[a] = m_stripe[q0 + a], d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || q0 + a < Q) {
+      sum_m = sum_m + m[a];
+      d[a] = dcv + d[a];
+      dcv = d[a] * dd[a];
+      stripe_d[q0 + a] = d[a];
+    }
+}
+
+template <bool kGuard>
+__device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d, const float* stripe_dd, float& dcv,
+                                                 float& sum, bool& changed) {
+  float d[kAhead], dd[kAhead];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || q0 + a < Q) {
+      const float with_dd = dcv + d[a];
+      changed = changed || with_dd > d[a];
+      stripe_d[q0 + a] = with_dd;
+      sum = with_dd + sum;
+      dcv = dcv * dd[a];
+    }
+}
+
 __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
                                     std::uint32_t count, ForwardStriped f, float* global_rows, bool shared_rows,
                                     float* out, unsigned* next) {
@@ -373,20 +410,9 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
         float sum_m = 0.0f;
         float dcv = z > 0 ? dcv_out[z - 1] : 0.0f;
         stripe_d[0] = 0.0f;
-        for (int q0 = 0; q0 < Q; q0 += kAhead) {
-          float m[kAhead], d[kAhead], dd[kAhead];
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a)
-            if (q0 + a < Q) m[a] = cm[z * Q + q0 + a], d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a)
-            if (q0 + a < Q) {
-              sum_m = sum_m + m[a];
-              d[a] = dcv + d[a];
-              dcv = d[a] * dd[a];
-              stripe_d[q0 + a] = d[a];
-            }
-        }
+        int q0 = 0;
+        for (; q0 + kAhead <= Q; q0 += kAhead) first_pass_group<false>(q0, Q, cm + z * Q, stripe_d, stripe_dd, sum_m, dcv);
+        if (q0 < Q) first_pass_group<true>(q0, Q, cm + z * Q, stripe_d, stripe_dd, sum_m, dcv);
         // Passes 2-4 carry D->D across stripes; each also sums the row's D
         // cells after the M's (HMMER's order), which is final once a pass
         // is the last.
@@ -396,21 +422,9 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
           dcv = z > 0 ? shifted : 0.0f;
           bool changed = false;
           xEv = sum_m;
-          for (int q0 = 0; q0 < Q; q0 += kAhead) {
-            float d[kAhead], dd[kAhead];
-#pragma unroll
-            for (int a = 0; a < kAhead; ++a)
-              if (q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
-#pragma unroll
-            for (int a = 0; a < kAhead; ++a)
-              if (q0 + a < Q) {
-                const float sum = dcv + d[a];
-                changed = changed || sum > d[a];
-                stripe_d[q0 + a] = sum;
-                xEv = sum + xEv;
-                dcv = dcv * dd[a];
-              }
-          }
+          q0 = 0;
+          for (; q0 + kAhead <= Q; q0 += kAhead) later_pass_group<false>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
+          if (q0 < Q) later_pass_group<true>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
           if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
         }
         const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
