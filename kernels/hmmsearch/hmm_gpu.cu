@@ -556,7 +556,7 @@ class GpuEngine : public HmmEngine {
                      [&](std::uint32_t a, std::uint32_t b) { return targets.length(a) > targets.length(b); });
     order_.upload(order.data(), order.size(), "uploading the target order");
     std::vector<std::uint8_t> tjb(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = length_config(std::max(targets.length(t), 1)).msv_tjb;
+    for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = lengths_(std::max(targets.length(t), 1)).msv_tjb;
     tjb_host_ = tjb;
     tjb_.upload(tjb.data(), tjb.size(), "uploading length costs");
     xj_.allocate(targets.size(), "allocating MSV results");
@@ -642,7 +642,7 @@ class GpuEngine : public HmmEngine {
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
       scores[b] = xc[b] >= 32767 ? std::numeric_limits<float>::infinity()
-                                 : viterbi_score_of_xc(xc[b], length_config(targets_->length(which[b])).vit_move);
+                                 : viterbi_score_of_xc(xc[b], lengths_(targets_->length(which[b])).vit_move);
     return scores;
   }
 
@@ -685,7 +685,7 @@ class GpuEngine : public HmmEngine {
     });
     std::vector<BatchTarget> batch(count);
     for (std::uint32_t b = 0; b < count; ++b) {
-      const LengthConfig config = length_config(targets_->length(which[by_length[b]]));
+      const LengthConfig config = lengths_(targets_->length(which[by_length[b]]));
       batch[b] = {which[by_length[b]], config};
     }
     reserve(batch_, count, "a filter batch");
@@ -730,6 +730,7 @@ class GpuEngine : public HmmEngine {
   bool warp_msv_ = true;
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
+  LengthConfigTable lengths_;
   int msv_words_ = 0, vit_q_ = 1, fwd_q_ = 2;
   std::vector<std::uint8_t> tjb_host_;
   DeviceBuffer<std::uint8_t> codes_, tjb_, msv_cost_;

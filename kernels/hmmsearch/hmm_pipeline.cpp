@@ -38,22 +38,15 @@ class LengthConfigs {
  public:
   LengthConfigs(const SearchProfile& profile, double F1) : profile_(profile), F1_(F1) {}
 
-  const LengthConfig& of(int L) {
-    grow(L);
-    if (configs_[L].L != L) configs_[L] = length_config(L), lowest_passing_[L] = lowest_passing_msv(configs_[L]);
-    return configs_[L];
-  }
+  const LengthConfig& of(int L) { return table_(L); }
   float lowest_passing_msv_score(int L) {
-    of(L);
+    if (static_cast<std::size_t>(L) >= lowest_passing_.size()) lowest_passing_.resize(L + 1, kNotYet);
+    if (lowest_passing_[L] == kNotYet) lowest_passing_[L] = lowest_passing_msv(table_(L));
     return lowest_passing_[L];
   }
 
  private:
-  void grow(int L) {
-    if (static_cast<std::size_t>(L) < configs_.size()) return;
-    configs_.resize(L + 1);
-    lowest_passing_.resize(L + 1);
-  }
+  static constexpr float kNotYet = -std::numeric_limits<float>::infinity();  // never a threshold
   float lowest_passing_msv(const LengthConfig& config) const {
     auto passes = [&](int xj) {
       const float score = msv_score_of_xj(xj, config.msv_tjb);
@@ -71,7 +64,7 @@ class LengthConfigs {
 
   const SearchProfile& profile_;
   double F1_;
-  std::vector<LengthConfig> configs_;
+  LengthConfigTable table_;
   std::vector<float> lowest_passing_;
 };
 

@@ -82,6 +82,20 @@ struct LengthConfig {
 SearchProfile configure_profile(const ProfileHmm& hmm);
 LengthConfig length_config(int L);
 
+// length_config() remembered for the lengths met so far (a chunk has a few
+// thousand distinct lengths; its targets, hundreds of thousands).
+class LengthConfigTable {
+ public:
+  const LengthConfig& operator()(int L) {
+    if (static_cast<std::size_t>(L) >= configs_.size()) configs_.resize(L + 1);
+    if (configs_[L].L != L) configs_[L] = length_config(L);
+    return configs_[L];
+  }
+
+ private:
+  std::vector<LengthConfig> configs_;  // configs_[L].L == L once computed
+};
+
 // Easel's SSE expf, lane for lane in scalar float (the Forward filter's odds).
 float easel_sse_expf(float x);
 

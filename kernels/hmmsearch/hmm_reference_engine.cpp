@@ -31,7 +31,7 @@ class ReferenceEngine : public HmmEngine {
     for (std::size_t t = 0; t < targets_->size(); ++t) {
       const int L = targets_->length(t);
       scores[t] = L == 0 ? -std::numeric_limits<float>::infinity()
-                         : msv_filter_score(targets_->begin(t), L, view, length_config(L).msv_tjb, row.data());
+                         : msv_filter_score(targets_->begin(t), L, view, lengths_(L).msv_tjb, row.data());
     }
     return scores;
   }
@@ -40,7 +40,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scores;
     for (std::uint32_t t : which) {
       const int L = targets_->length(t);
-      scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, length_config(L)));
+      scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, lengths_(L)));
     }
     return scores;
   }
@@ -52,7 +52,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scores;
     for (std::uint32_t t : which) {
       const int L = targets_->length(t);
-      scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, length_config(L).vit_move, rows.data()));
+      scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, lengths_(L).vit_move, rows.data()));
     }
     return scores;
   }
@@ -63,7 +63,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scratch(forward_scratch_floats(profile_->M));
     std::vector<float> scores;
     for (std::uint32_t t : which) {
-      const LengthConfig config = length_config(targets_->length(t));
+      const LengthConfig config = lengths_(targets_->length(t));
       scores.push_back(forward_score(targets_->begin(t), config.L, view, config.fwd_move, config.fwd_loop,
                                      scratch.data()));
     }
@@ -73,6 +73,7 @@ class ReferenceEngine : public HmmEngine {
  private:
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
+  LengthConfigTable lengths_;
 };
 
 }  // namespace
