@@ -11,11 +11,15 @@
 // after a row whose best cell already signalled overflow, which ends the
 // target with +infinity just as MSVFilter does (docs/hmmsearch.md).
 //
-// Viterbi and Forward run on the few targets that pass the filters before
-// them, one thread per target, with the very functions the CPU reference
-// uses (hmm_filters.h), so their scores are the reference's bit for bit.
-// Targets are scheduled longest first; the chunk stays resident on the GPU
-// across profiles.
+// The bias filter runs one thread per MSV survivor with the reference's own
+// function (hmm_filters.h). Viterbi runs one warp per target on the model
+// striped over the 32 lanes (saturating 16-bit arithmetic emulated on ints,
+// the lazy-F D->D chain carried across lanes to its fixpoint); Forward one
+// warp per target, HMMER's four stripes with eight lanes each for the cell
+// updates and one for the ordered sums and chains, so that every float
+// operation is HMMER's, in its order. All three equal the CPU reference bit
+// for bit (tests/hmmsearch/hmm_gpu_test.cpp). Batches run longest target
+// first; the chunk stays resident on the GPU across profiles.
 #include <algorithm>
 #include <cmath>
 #include <functional>
