@@ -1,7 +1,8 @@
-// hmm_filters.h: the three DP filters of hmmsearch's pipeline, one target at
-// a time, written once for the CPU and the CUDA engines (every function is
-// __host__ __device__). Each reproduces its HMMER 3.3.2 counterpart's result
-// exactly, cell by cell:
+// hmm_filters.h: the DP filters of hmmsearch's pipeline, one target at a
+// time: the CPU reference, and (every function is __host__ __device__) the
+// CUDA engine's bias filter and its MSV path for very long models; its warp
+// kernels for MSV, Viterbi and Forward are tested against these. Each
+// reproduces its HMMER 3.3.2 counterpart's result exactly, cell by cell:
 //   msv_filter_score      MSVFilter (with its SSV shortcut, which returns the
 //                          same score): unsigned saturating bytes, multihit;
 //   viterbi_filter_score  ViterbiFilter: signed saturating 16-bit words,
@@ -9,7 +10,8 @@
 //                          followed on rows where they could matter);
 //   forward_score         ForwardParser: float odds with sparse rescaling, in
 //                          HMMER's striped order (4 lanes, Q = max(2,
-//                          ceil(M/4)) segments) so every float sum is the same.
+//                          ceil(M/4)) segments) so every float sum is the same;
+//   bias_filter_score     p7_bg_FilterScore: Easel's two-state HMM Forward.
 // Scores are in nats, before the null model is subtracted.
 #pragma once
 #include <cmath>
