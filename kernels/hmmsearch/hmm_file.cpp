@@ -106,7 +106,12 @@ void read_header_line(LineReader& reader, const std::vector<std::string>& w, Pro
     else if (w[2] == "FORWARD") hmm.forward = stats;
     else reader.fail("unknown STATS line " + w[2]);
   }
-  // Other tags (RF, MM, CONS, CS, MAP, DATE, COM, CKSUM, TC, NC, ...) carry nothing the search needs.
+  else if (tag == "RF" || tag == "CS") {
+    // Only flags here; the node lines carry the characters (see read_nodes).
+    const bool yes = w.size() > 1 && (w[1] == "yes" || w[1] == "YES");
+    (tag == "RF" ? hmm.reference : hmm.structure).assign(yes ? 1 : 0, ' ');
+  }
+  // Other tags (MM, CONS, MAP, DATE, COM, CKSUM, TC, NC, ...) carry nothing the search needs.
 }
 
 // The "HMM" line's alphabet, then the transition names line.
@@ -139,6 +144,8 @@ void read_nodes(LineReader& reader, ProfileHmm& hmm) {
   hmm.insert_emissions.assign(M + 1, {});
   hmm.transitions.assign(M + 1, {});
   hmm.consensus.assign(M + 1, '-');
+  if (!hmm.reference.empty()) hmm.reference.assign(M + 1, '-');
+  if (!hmm.structure.empty()) hmm.structure.assign(M + 1, '-');
   hmm.insert_emissions[0] = costs<kAminoAcids>(reader, w, 0, "insert emissions");
   read_node_transitions(reader, hmm, 0);
   for (int k = 1; k <= M; ++k) {
@@ -148,6 +155,9 @@ void read_nodes(LineReader& reader, ProfileHmm& hmm) {
     hmm.match_emissions[k] = costs<kAminoAcids>(reader, w, 1, "match emissions");
     require_distribution(reader, hmm.match_emissions[k].data(), 0, kAminoAcids, "match emission");
     if (w.size() >= kAminoAcids + 3) hmm.consensus[k] = w[kAminoAcids + 2][0];
+    // After MAP and CONS: RF, then (HMMER3/f only) MM, then CS, the last word.
+    if (!hmm.reference.empty() && w.size() >= kAminoAcids + 4) hmm.reference[k] = w[kAminoAcids + 3][0];
+    if (!hmm.structure.empty() && w.size() >= kAminoAcids + 5) hmm.structure[k] = w.back()[0];
     hmm.insert_emissions[k] = costs<kAminoAcids>(reader, reader.require_next("insert emissions"), 0, "insert emissions");
     require_distribution(reader, hmm.insert_emissions[k].data(), 0, kAminoAcids, "insert emission");
     read_node_transitions(reader, hmm, k);

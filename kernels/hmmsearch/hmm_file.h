@@ -51,6 +51,9 @@ struct ProfileHmm {
   std::vector<std::array<double, kAminoAcids>> match_emissions, insert_emissions;
   std::vector<std::array<double, kTransitionCount>> transitions;
   std::vector<char> consensus;  // per node 1..M (index 0 unused), from the CONS column
+  // Optional per-node annotation (index 0 unused), kept only when the header
+  // says "RF yes" / "CS yes": hmmsearch prints them above its alignments.
+  std::vector<char> reference, structure;
 };
 
 // Every model of an HMMER3/f or /e text (several may follow each other). Throws

@@ -228,6 +228,12 @@ SearchProfile configure_profile(const ProfileHmm& hmm) {
   convert_viterbi(gm, profile);
   convert_forward(gm, profile);
   profile.bias_filter = bias_filter_hmm(hmm);
+  auto annotation = [](const std::vector<char>& line) {
+    return line.empty() ? std::string() : ' ' + std::string(line.begin() + 1, line.end());
+  };
+  profile.consensus = annotation(hmm.consensus);
+  profile.reference = annotation(hmm.reference);
+  profile.structure = annotation(hmm.structure);
   return profile;
 }
 

@@ -65,6 +65,11 @@ struct SearchProfile {
   float fwd_e_loop = 0, fwd_e_move = 0;
 
   BiasFilterHmm bias_filter;
+
+  // For alignment displays, indexed by node 1..M (index 0 is ' '): the
+  // model's consensus residues, and its RF and CS annotation lines (empty
+  // when the model has none).
+  std::string consensus, reference, structure;
 };
 
 // The parts that depend on the target's length L (hmmsearch reconfigures the

@@ -1,0 +1,371 @@
+#include "hmm_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "hmm_alidisplay.h"
+
+namespace helix::hmm {
+
+namespace {
+
+constexpr double kLog2R = 1.44269504088896341;  // 1 / ln 2: nats to bits, as HMMER converts at print time
+
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* pattern, ...) {
+  va_list args, copy;
+  va_start(args, pattern);
+  va_copy(copy, args);
+  const int size = std::vsnprintf(nullptr, 0, pattern, copy);
+  va_end(copy);
+  std::string text(size, '\0');
+  std::vsnprintf(text.data(), size + 1, pattern, args);
+  va_end(args);
+  return text;
+}
+
+const char* or_dash(const std::string& text) { return text.empty() ? "-" : text.c_str(); }
+
+int text_width(const std::string& text) { return static_cast<int>(text.size()); }
+
+int longest_name(const std::vector<ReportTarget>& targets) {
+  int width = 0;
+  for (const ReportTarget& target : targets) width = std::max(width, text_width(target.name));
+  return width;
+}
+
+int longest_accession(const std::vector<ReportTarget>& targets) {
+  int width = 0;
+  for (const ReportTarget& target : targets) width = std::max(width, text_width(target.accession));
+  return width;
+}
+
+// The bias columns: the sequence's is the drop from the null2 correction
+// (float arithmetic, as HMMER subtracts), a domain's its null2 term in bits.
+float sequence_bias(const ReportTarget& target) { return target.pre_score_bits - target.score_bits; }
+double domain_bias(const DomainHit& domain) { return domain.dombias_nats * kLog2R; }
+
+// Expected accuracy per residue of the envelope (the tables' "acc").
+double domain_accuracy(const DomainHit& domain) {
+  return domain.oasc / (1.0 + std::fabs(static_cast<float>(domain.jenv - domain.ienv)));
+}
+
+// The first domain's alignment start breaks ties after the name.
+long first_alignment_start(const ReportTarget& target) { return target.domains.empty() ? 0 : target.domains[0].iali; }
+
+// Of two domains with identical alignment ends, hmmsearch shows only the
+// better one (HMMER's workaround for its bug h74: overlapping envelopes can
+// yield the same optimal-accuracy alignment twice).
+void drop_duplicate_alignments(ReportTarget& target) {
+  if (target.noverlaps == 0) return;
+  std::vector<DomainHit>& domains = target.domains;
+  for (std::size_t a = 0; a < domains.size(); ++a)
+    for (std::size_t b = a + 1; b < domains.size(); ++b) {
+      if (domains[a].iali != domains[b].iali || domains[a].jali != domains[b].jali) continue;
+      DomainHit& dropped = domains[a].bitscore >= domains[b].bitscore ? domains[b] : domains[a];
+      if (dropped.reported) dropped.reported = false, --target.nreported;
+      if (dropped.included) dropped.included = false, --target.nincluded;
+    }
+}
+
+}  // namespace
+
+ReportTarget report_target(const std::string& name, const std::string& accession, const std::string& description,
+                           long length, const TargetScores& scores, DomainDefinition&& definition) {
+  ReportTarget target;
+  target.name = name, target.accession = accession, target.description = description;
+  target.length = length;
+  target.score_bits = scores.score_bits, target.pre_score_bits = scores.pre_score_bits, target.ln_p = scores.ln_p;
+  target.nexpected = definition.nexpected, target.nregions = definition.nregions;
+  target.nclustered = definition.nclustered, target.noverlaps = definition.noverlaps;
+  target.nenvelopes = definition.nenvelopes;
+  target.best_domain = scores.best_domain;
+  target.domains = std::move(definition.domains);
+  return target;
+}
+
+void sort_report_targets(std::vector<ReportTarget>& targets) {
+  std::stable_sort(targets.begin(), targets.end(), [](const ReportTarget& a, const ReportTarget& b) {
+    // hmmsearch sorts on -ln_p, larger first (inclusion by E-value, its default).
+    if (a.ln_p != b.ln_p) return a.ln_p < b.ln_p;
+    const int by_name = std::strcmp(a.name.c_str(), b.name.c_str());
+    if (by_name != 0) return by_name < 0;
+    return first_alignment_start(a) < first_alignment_start(b);
+  });
+}
+
+double apply_thresholds(QueryReport& report) {
+  const ReportOptions& options = report.options;
+  int reported_targets = 0;
+  for (ReportTarget& target : report.targets) {
+    const double evalue = std::exp(target.ln_p) * options.Z;
+    target.reported = evalue <= options.E;
+    target.included = target.reported && evalue <= options.incE;
+    reported_targets += target.reported ? 1 : 0;
+  }
+  // Without --domZ, the domain search space is the number of targets reported.
+  report.domZ = options.domZ > 0 ? options.domZ : static_cast<double>(reported_targets);
+  for (ReportTarget& target : report.targets) {
+    target.nreported = target.nincluded = 0;
+    for (DomainHit& domain : target.domains) {
+      const double evalue = std::exp(domain.ln_p) * report.domZ;
+      domain.reported = target.reported && evalue <= options.domE;
+      domain.included = target.included && evalue <= options.incdomE;
+      target.nreported += domain.reported ? 1 : 0;
+      target.nincluded += domain.included ? 1 : 0;
+    }
+    drop_duplicate_alignments(target);
+  }
+  return report.domZ;
+}
+
+// ------------------------------------------------------------------ tables
+
+std::string tblout_report_text(const QueryReport& report, bool header) {
+  const int tnamew = std::max(20, longest_name(report.targets));
+  const int taccw = std::max(10, longest_accession(report.targets));
+  const int qnamew = std::max(20, text_width(report.name));
+  const int qaccw = std::max(10, text_width(report.accession));
+  std::string text;
+  if (header) {
+    text += format("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
+                   "--- best 1 domain ----", "--- domain number estimation ----");
+    text += format("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+                   " target name", taccw, "accession", qnamew, "query name", qaccw, "accession", "  E-value", " score",
+                   " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep", "inc",
+                   "description of target");
+    text += format("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+                   "-------------------", taccw, "----------", qnamew, "--------------------", qaccw, "----------",
+                   "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---", "---", "---",
+                   "---", "---", "---", "---------------------");
+  }
+  const double Z = report.options.Z;
+  for (const ReportTarget& target : report.targets) {
+    if (!target.reported) continue;
+    const DomainHit& best = target.domains.at(target.best_domain);
+    text += format("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
+                   tnamew, target.name.c_str(), taccw, or_dash(target.accession), qnamew, report.name.c_str(), qaccw,
+                   or_dash(report.accession), std::exp(target.ln_p) * Z, target.score_bits, sequence_bias(target),
+                   std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best), target.nexpected, target.nregions,
+                   target.nclustered, target.noverlaps, target.nenvelopes, static_cast<int>(target.domains.size()),
+                   target.nreported, target.nincluded, or_dash(target.description));
+  }
+  return text;
+}
+
+std::string domtblout_report_text(const QueryReport& report, bool header) {
+  const int tnamew = std::max(20, longest_name(report.targets));
+  const int taccw = std::max(10, longest_accession(report.targets));
+  const int qnamew = std::max(20, text_width(report.name));
+  const int qaccw = std::max(10, text_width(report.accession));
+  std::string text;
+  if (header) {
+    text += format("#%*s %22s %40s %11s %11s %11s\n", tnamew + qnamew - 1 + 15 + taccw + qaccw, "",
+                   "--- full sequence ---", "-------------- this domain -------------", "hmm coord", "ali coord",
+                   "env coord");
+    text += format("#%-*s %-*s %5s %-*s %-*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+                   tnamew - 1, " target name", taccw, "accession", "tlen", qnamew, "query name", qaccw, "accession",
+                   "qlen", "E-value", "score", "bias", "#", "of", "c-Evalue", "i-Evalue", "score", "bias", "from", "to",
+                   "from", "to", "from", "to", "acc", "description of target");
+    text += format("#%*s %*s %5s %*s %*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+                   tnamew - 1, "-------------------", taccw, "----------", "-----", qnamew, "--------------------",
+                   qaccw, "----------", "-----", "---------", "------", "-----", "---", "---", "---------", "---------",
+                   "------", "-----", "-----", "-----", "-----", "-----", "-----", "-----", "----",
+                   "---------------------");
+  }
+  const double Z = report.options.Z;
+  for (const ReportTarget& target : report.targets) {
+    if (!target.reported) continue;
+    int number = 0;
+    for (const DomainHit& domain : target.domains) {
+      if (!domain.reported) continue;
+      const AlignmentDisplay& ali = domain.alignment;
+      text += format("%-*s %-*s %5ld %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld "
+                     "%5d %5d %4.2f %s\n",
+                     tnamew, target.name.c_str(), taccw, or_dash(target.accession), ali.L, qnamew, report.name.c_str(),
+                     qaccw, or_dash(report.accession), ali.M, std::exp(target.ln_p) * Z, target.score_bits,
+                     sequence_bias(target), ++number, target.nreported, std::exp(domain.ln_p) * report.domZ,
+                     std::exp(domain.ln_p) * Z, domain.bitscore, domain_bias(domain), ali.hmmfrom, ali.hmmto,
+                     ali.sqfrom, ali.sqto, domain.ienv, domain.jenv, domain_accuracy(domain),
+                     or_dash(target.description));
+    }
+  }
+  return text;
+}
+
+// ------------------------------------------------------- human-readable text
+
+namespace {
+
+// "%-.*s" of hmmsearch: at most `width` characters, none at all limit for 0.
+std::string clipped(const std::string& text, int textw, int width) {
+  return textw > 0 ? text.substr(0, static_cast<std::size_t>(std::max(width, 0))) : text;
+}
+
+std::string target_list_text(const QueryReport& report) {
+  const int namew = std::max(8, longest_name(report.targets));
+  const int descw = std::max(32, report.options.textw - namew - 61);
+  std::string text = "Scores for complete sequences (score includes all domains):\n";
+  text += format("  %22s  %22s  %8s\n", " --- full sequence ---", " --- best 1 domain ---", "-#dom-");
+  text += format("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "E-value", " score", " bias", "E-value", " score",
+                 " bias", "  exp", "N", namew, "Sequence", "Description");
+  text += format("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "-------", "------", "-----", "-------", "------",
+                 "-----", " ----", "--", namew, "--------", "-----------");
+  bool threshold_shown = false;
+  int reported = 0;
+  const double Z = report.options.Z;
+  for (const ReportTarget& target : report.targets) {
+    if (!target.reported) continue;
+    ++reported;
+    if (!target.included && !threshold_shown) {
+      text += "  ------ inclusion threshold ------\n";
+      threshold_shown = true;
+    }
+    const DomainHit& best = target.domains.at(target.best_domain);
+    text += format("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', std::exp(target.ln_p) * Z,
+                   target.score_bits, sequence_bias(target), std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best),
+                   target.nexpected, target.nreported, namew, target.name.c_str());
+    text += " " + clipped(target.description, report.options.textw, descw) + "\n";
+  }
+  if (reported == 0) text += "\n   [No hits detected that satisfy reporting thresholds]\n";
+  return text;
+}
+
+std::string domain_row(const DomainHit& domain, int number, double domZ, double Z) {
+  const AlignmentDisplay& ali = domain.alignment;
+  std::string row = format(" %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c", number, domain.included ? '!' : '?',
+                           domain.bitscore, domain_bias(domain), std::exp(domain.ln_p) * domZ,
+                           std::exp(domain.ln_p) * Z, ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
+                           ali.hmmto == ali.M ? ']' : '.');
+  row += format(" %7ld %7ld %c%c", ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.', ali.sqto == ali.L ? ']' : '.');
+  row += format(" %7d %7d %c%c", domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
+                domain.jenv == ali.L ? ']' : '.');
+  row += format(" %4.2f\n", domain_accuracy(domain));
+  return row;
+}
+
+std::string domain_table_heading() {
+  std::string text = format(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias",
+                            "c-Evalue", "i-Evalue", "hmmfrom", "hmm to", "  ", "alifrom", "ali to", "  ", "envfrom",
+                            "env to", "  ", "acc");
+  text += format(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "---", "------", "-----",
+                 "---------", "---------", "-------", "-------", "  ", "-------", "-------", "  ", "-------", "-------",
+                 "  ", "----");
+  return text;
+}
+
+std::string target_domains_text(const QueryReport& report, const ReportTarget& target) {
+  const ReportOptions& options = report.options;
+  const int descw = std::max(32, options.textw - text_width(target.name) - 5);
+  std::string text = ">> " + target.name + "  " + clipped(target.description, options.textw, descw) + "\n";
+  if (target.nreported == 0)
+    return text + "   [No individual domains that satisfy reporting thresholds (although complete target did)]\n\n";
+  text += domain_table_heading();
+  int number = 0;
+  for (const DomainHit& domain : target.domains)
+    if (domain.reported) text += domain_row(domain, ++number, report.domZ, options.Z);
+  if (!options.show_alignments) return text + "\n";
+  text += "\n  Alignments for each domain:\n";
+  number = 0;
+  for (const DomainHit& domain : target.domains) {
+    if (!domain.reported) continue;
+    text += format("  == domain %d", ++number);
+    text += format("  score: %.1f bits", domain.bitscore);
+    text += format(";  conditional E-value: %.2g\n", std::exp(domain.ln_p) * report.domZ);
+    text += alignment_display_text(domain.alignment, report.name, target.name, options.textw, 40);
+    text += "\n";
+  }
+  return text;
+}
+
+std::string domain_annotation_text(const QueryReport& report) {
+  std::string text = report.options.show_alignments ? "Domain annotation for each sequence (and alignments):\n"
+                                                    : "Domain annotation for each sequence:\n";
+  int reported = 0;
+  for (const ReportTarget& target : report.targets) {
+    if (!target.reported) continue;
+    ++reported;
+    text += target_domains_text(report, target);
+  }
+  if (reported == 0) text += "\n   [No targets detected that satisfy reporting thresholds]\n";
+  return text;
+}
+
+}  // namespace
+
+std::string query_report_text(const QueryReport& report, const std::string& statistics) {
+  std::string text = format("Query:       %s  [M=%d]\n", report.name.c_str(), report.M);
+  if (!report.accession.empty()) text += "Accession:   " + report.accession + "\n";
+  if (!report.description.empty()) text += "Description: " + report.description + "\n";
+  text += target_list_text(report) + "\n\n";
+  text += domain_annotation_text(report) + "\n\n";
+  return text + statistics + "//\n";
+}
+
+std::string report_statistics_text(const QueryReport& report, const PipelineCounts& counts,
+                                   const PipelineOptions& pipeline, const std::string& timing_lines) {
+  SearchProfile shown;  // pipeline_statistics_text prints only M of the profile
+  shown.M = report.M;
+  PipelineOptions options = pipeline;
+  options.database_sequences = report.options.Z_from_option ? report.options.Z : 0;
+  std::string text = pipeline_statistics_text(shown, counts, options);
+  text += format("Domain search space  (domZ): %15.0f  %s\n", report.domZ,
+                 report.options.domZ > 0 ? "[as set by --domZ on cmdline]"
+                                         : "[number of targets reported over threshold]");
+  return text + timing_lines;
+}
+
+// ------------------------------------------------------------ file framing
+
+std::string hmmsearch_banner_text(const BannerOptions& o) {
+  const char* dashes = "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n";
+  std::string text = "# hmmsearch :: search profile(s) against a sequence database\n"
+                      "# HMMER 3.3.2 (Nov 2020); http://hmmer.org/\n"
+                      "# Copyright (C) 2020 Howard Hughes Medical Institute.\n"
+                      "# Freely distributed under the BSD open source license.\n";
+  text += dashes;
+  text += "# query HMM file:                  " + o.hmm_file + "\n";
+  text += "# target sequence database:        " + o.sequence_file + "\n";
+  auto line = [&](bool given, const std::string& content) {
+    if (given) text += content;
+  };
+  line(!o.output_file.empty(), "# output directed to file:         " + o.output_file + "\n");
+  line(!o.tblout_file.empty(), "# per-seq hits tabular output:     " + o.tblout_file + "\n");
+  line(!o.domtblout_file.empty(), "# per-dom hits tabular output:     " + o.domtblout_file + "\n");
+  line(o.noali, "# show alignments in output:       no\n");
+  line(o.notextw, "# max ASCII text line length:      unlimited\n");
+  line(o.textw > 0, format("# max ASCII text line length:      %d\n", o.textw));
+  line(o.E > 0, format("# sequence reporting threshold:    E-value <= %g\n", o.E));
+  line(o.domE > 0, format("# domain reporting threshold:      E-value <= %g\n", o.domE));
+  line(o.incE > 0, format("# sequence inclusion threshold:    E-value <= %g\n", o.incE));
+  line(o.incdomE > 0, format("# domain inclusion threshold:      E-value <= %g\n", o.incdomE));
+  line(o.F1 > 0, format("# MSV filter P threshold:       <= %g\n", o.F1));
+  line(o.F2 > 0, format("# Vit filter P threshold:       <= %g\n", o.F2));
+  line(o.F3 > 0, format("# Fwd filter P threshold:       <= %g\n", o.F3));
+  line(o.nobias, "# biased composition HMM filter:   off\n");
+  line(o.Z > 0, format("# sequence search space set to:    %.0f\n", o.Z));
+  line(o.domZ > 0, format("# domain search space set to:      %.0f\n", o.domZ));
+  line(o.cpu >= 0, format("# number of worker threads:        %d\n", o.cpu));
+  text += dashes;
+  return text + "\n";
+}
+
+std::string tabular_tail_text(const std::string& hmm_file, const std::string& sequence_file,
+                              const std::string& option_settings, const std::string& current_dir,
+                              const std::string& date) {
+  return "#\n"
+         "# Program:         hmmsearch\n"
+         "# Version:         3.3.2 (Nov 2020)\n"
+         "# Pipeline mode:   SEARCH\n"
+         "# Query file:      " + hmm_file + "\n" +
+         "# Target file:     " + sequence_file + "\n" +
+         "# Option settings: " + option_settings + "\n" +
+         "# Current dir:     " + current_dir + "\n" +
+         "# Date:            " + date +
+         "# [ok]\n";
+}
+
+}  // namespace helix::hmm
