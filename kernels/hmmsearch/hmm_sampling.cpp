@@ -1,0 +1,470 @@
+// hmm_sampling.cpp: stochastic tracebacks, null2 by trace and the
+// segment-pair ensemble of hmmsearch's multi-domain regions (hmm_sampling.h).
+//
+// HMMER's SSE code keeps the Forward matrix striped (node k in segment
+// q = (k-1) % Q, lane r = (k-1) / Q, with Q = max(2, ceil(M/4))). Per cell
+// the values are those of DpMatrix, so only two places need the striped
+// order: the E-state choice, which accumulates cells in that order, and the
+// null2 sums, which add per lane and then across lanes.
+#include "hmm_sampling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace helix::hmm {
+
+// ---------------------------------------------------------------------------
+// Easel's fast generator
+
+std::uint32_t easel_mix3(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  // Unsigned arithmetic wraps modulo 2^32, as in Easel.
+  a -= b, a -= c, a ^= (c >> 13);
+  b -= c, b -= a, b ^= (a << 8);
+  c -= a, c -= b, c ^= (b >> 13);
+  a -= b, a -= c, a ^= (c >> 12);
+  b -= c, b -= a, b ^= (a << 16);
+  c -= a, c -= b, c ^= (b >> 5);
+  a -= b, a -= c, a ^= (c >> 3);
+  b -= c, b -= a, b ^= (a << 10);
+  c -= a, c -= b, c ^= (b >> 15);
+  return c;
+}
+
+void EaselFastRandom::init(std::uint32_t seed) {
+  if (seed == 0) throw std::invalid_argument("EaselFastRandom: seed 0 (Easel's time-based seed) is not reproducible");
+  seed_ = seed;
+  x_ = easel_mix3(seed, 87654321u, 12345678u);
+  if (x_ == 0) x_ = 42;  // Easel's guard against a zero state
+}
+
+int EaselFastRandom::choose(const float* p, int n) {
+  // Easel draws first, then compares the deviate with the running sum over
+  // the total, both in double (a float deviate could round up to 1).
+  const double roll = uniform();
+  double norm = 0.0;
+  for (int c = 0; c < n; ++c) norm += p[c];
+  double sum = 0.0;
+  for (int c = 0; c < n; ++c) {
+    sum += static_cast<double>(p[c]);
+    if (roll < sum / norm) return c;
+  }
+  throw std::runtime_error("EaselFastRandom::choose: no choice (probabilities are zero or NaN)");
+}
+
+namespace {
+
+// esl_vec_FNorm: divide by the Kahan-compensated float sum, or make the
+// vector uniform when it sums to zero. The normalized values are what
+// FChoose sees, so its rounding is part of each choice.
+void normalize_like_easel(float* p, int n) {
+  float sum = 0.0f, compensation = 0.0f;
+  for (int c = 0; c < n; ++c) {
+    const float y = p[c] - compensation;
+    const float t = sum + y;
+    compensation = (t - sum) - y;
+    sum = t;
+  }
+  if (sum != 0.0f)
+    for (int c = 0; c < n; ++c) p[c] /= sum;
+  else
+    for (int c = 0; c < n; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(n));
+}
+
+template <int N>
+TraceState choose_state(EaselFastRandom& rng, float (&path)[N], const TraceState (&states)[N]) {
+  normalize_like_easel(path, N);
+  return states[rng.choose(path, N)];
+}
+
+// HMMER's striped segment count (p7O_NQF).
+int striped_segments(int M) { return std::max(2, (M - 1) / 4 + 1); }
+
+// ---------------------------------------------------------------------------
+// Predecessor choices: each returns the state that led to the current one,
+// from the Forward values of the cells that reach it times the transition
+// used (HMMER's select_m .. select_b, one draw each).
+
+const CellTransitions<float>& into(const OddsProfile& profile, int k) { return profile.core.transitions[k - 1]; }
+
+// M(i,k) from B(i-1), M(i-1,k-1), I(i-1,k-1), D(i-1,k-1).
+TraceState previous_of_match(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
+  const CellTransitions<float>& t = into(profile, k);
+  float path[4] = {fwd.x(i - 1, kXB) * t.bm, 0.0f, 0.0f, 0.0f};
+  if (k > 1) {  // node 0 holds nothing (HMMER shifts zeros in)
+    path[1] = fwd.m(i - 1, k - 1) * t.mm;
+    path[2] = fwd.ins(i - 1, k - 1) * t.im;
+    path[3] = fwd.d(i - 1, k - 1) * t.dm;
+  }
+  static constexpr TraceState kStates[4] = {kTraceB, kTraceM, kTraceI, kTraceD};
+  return choose_state(rng, path, kStates);
+}
+
+// D(i,k) from M(i,k-1) or D(i,k-1).
+TraceState previous_of_delete(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
+  float path[2] = {0.0f, 0.0f};
+  if (k > 1) {
+    const CellTransitions<float>& t = into(profile, k - 1);
+    path[0] = fwd.m(i, k - 1) * t.md;
+    path[1] = fwd.d(i, k - 1) * t.dd;
+  }
+  static constexpr TraceState kStates[2] = {kTraceM, kTraceD};
+  return choose_state(rng, path, kStates);
+}
+
+// I(i,k) from M(i-1,k) or I(i-1,k).
+TraceState previous_of_insert(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
+  const CellTransitions<float>& t = into(profile, k);
+  float path[2] = {fwd.m(i - 1, k) * t.mi, fwd.ins(i - 1, k) * t.ii};
+  static constexpr TraceState kStates[2] = {kTraceM, kTraceI};
+  return choose_state(rng, path, kStates);
+}
+
+// C(i) from C(i-1) or E(i); J(i) from J(i-1) or E(i). Row i's E is stored
+// after rescaling, so HMMER multiplies its scale back in to compare it with
+// row i-1's value: (E * t) * scale, in that order.
+TraceState previous_of_c(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
+  float path[2] = {fwd.x(i - 1, kXC) * profile.special.c_loop,
+                   fwd.x(i, kXE) * profile.special.e_move * fwd.x(i, kXScale)};
+  static constexpr TraceState kStates[2] = {kTraceC, kTraceE};
+  return choose_state(rng, path, kStates);
+}
+
+TraceState previous_of_j(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
+  float path[2] = {fwd.x(i - 1, kXJ) * profile.special.j_loop,
+                   fwd.x(i, kXE) * profile.special.e_loop * fwd.x(i, kXScale)};
+  static constexpr TraceState kStates[2] = {kTraceJ, kTraceE};
+  return choose_state(rng, path, kStates);
+}
+
+// B(i) from N(i) or J(i).
+TraceState previous_of_b(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
+  float path[2] = {fwd.x(i, kXN) * profile.special.n_move, fwd.x(i, kXJ) * profile.special.j_move};
+  static constexpr TraceState kStates[2] = {kTraceN, kTraceJ};
+  return choose_state(rng, path, kStates);
+}
+
+// E(i) from any M(i,k) or D(i,k). E(i) is the sum of those cells, so HMMER
+// scales each by a float 1/E(i) and accumulates in double, in striped order
+// (per segment: the match lanes, then the delete lanes), without a list of
+// all 2M candidates. If rounding leaves the total short of the deviate it
+// goes round again, adding the same cells on top.
+TraceState previous_of_e(EaselFastRandom& rng, const DpMatrix& fwd, int i, int& k) {
+  const int M = fwd.M(), Q = striped_segments(M);
+  const double roll = rng.uniform();
+  const float norm = static_cast<float>(1.0 / fwd.x(i, kXE));
+  double sum = 0.0;
+  for (;;) {
+    const double sum_before_pass = sum;
+    for (int q = 0; q < Q; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        const int node = r * Q + q + 1;
+        if (node > M) continue;  // padding lanes hold zero
+        sum += fwd.m(i, node) * norm;
+        if (roll < sum) return k = node, kTraceM;
+      }
+      for (int r = 0; r < 4; ++r) {
+        const int node = r * Q + q + 1;
+        if (node > M) continue;
+        sum += fwd.d(i, node) * norm;
+        if (roll < sum) return k = node, kTraceD;
+      }
+    }
+    if (!(sum > sum_before_pass))  // HMMER would loop forever
+      throw std::runtime_error("stochastic_trace: E(" + std::to_string(i) + ") has no predecessor");
+  }
+}
+
+}  // namespace
+
+Trace stochastic_trace(EaselFastRandom& rng, const std::uint8_t* codes, int L, const OddsProfile& profile,
+                       const DpMatrix& fwd) {
+  (void)codes;  // the emissions are already in the Forward cells; HMMER's signature has them too
+  auto fail = [](const char* what) { throw std::runtime_error(std::string("stochastic_trace: ") + what); };
+  // Built from the end with HMMER's append rules, then reversed (Trace
+  // moves each N/C/J residue to its run's proper end, as HMMER does).
+  Trace backward;
+  int i = L, k = 0;
+  backward.append(kTraceT, k, i);
+  backward.append(kTraceC, k, i);
+  TraceState current = kTraceC;
+  while (current != kTraceS) {
+    TraceState previous = kTraceBogus;
+    switch (current) {
+      case kTraceM:
+        if (i < 1 || k < 1) fail("match state outside the matrix");
+        previous = previous_of_match(rng, profile, fwd, i, k), --k, --i;
+        break;
+      case kTraceD:
+        if (k < 1) fail("delete state outside the matrix");
+        previous = previous_of_delete(rng, profile, fwd, i, k), --k;
+        break;
+      case kTraceI:
+        if (i < 1 || k < 1) fail("insert state outside the matrix");
+        previous = previous_of_insert(rng, profile, fwd, i, k), --i;
+        break;
+      case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
+      case kTraceC:
+        if (i < 1) fail("C state before the first residue");
+        previous = previous_of_c(rng, profile, fwd, i);
+        break;
+      case kTraceJ:
+        if (i < 1) fail("J state before the first residue");
+        previous = previous_of_j(rng, profile, fwd, i);
+        break;
+      case kTraceE: previous = previous_of_e(rng, fwd, i, k); break;
+      case kTraceB: previous = previous_of_b(rng, profile, fwd, i); break;
+      default: fail("bogus state");
+    }
+    backward.append(previous, k, i);
+    // Staying in N, C or J emits residue i; moving on does not.
+    if ((previous == kTraceN || previous == kTraceC || previous == kTraceJ) && previous == current) --i;
+    current = previous;
+  }
+  backward.reverse();
+  return backward;
+}
+
+// ---------------------------------------------------------------------------
+// Null2 by trace
+
+std::array<float, kCodes> null2_by_trace(const OddsProfile& profile, const Trace& trace, int tfrom, int tto) {
+  const int M = profile.core.M, Q = striped_segments(M);
+  std::vector<float> usage(M + 1, 0.0f);  // per node: emissions by its M or I
+  float n_use = 0.0f, c_use = 0.0f, j_use = 0.0f;
+  int emitted = 0;
+  for (int z = tfrom; z <= tto; ++z) {
+    if (trace.i[z] == 0) continue;
+    ++emitted;
+    if (trace.k[z] > 0)
+      usage[trace.k[z]] += 1.0f;  // HMMER counts inserts in the match cell too
+    else if (trace.state[z] == kTraceN)
+      n_use += 1.0f;
+    else if (trace.state[z] == kTraceC)
+      c_use += 1.0f;
+    else if (trace.state[z] == kTraceJ)
+      j_use += 1.0f;
+  }
+  const float norm = static_cast<float>(1.0 / static_cast<float>(emitted));
+  for (int node = 1; node <= M; ++node) usage[node] *= norm;
+  n_use *= norm, c_use *= norm, j_use *= norm;
+  const float outside = n_use + c_use + j_use;
+
+  std::array<float, kCodes> null2{};
+  for (int x = 0; x < kResidues; ++x) {
+    // Per lane over the segments, then HMMER's horizontal sum (0+1)+(2+3).
+    // Insert odds are 1 but HMMER's insert usage here is always 0.
+    const float* odds = profile.core.match + static_cast<std::size_t>(x) * M;
+    float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int q = 0; q < Q; ++q)
+      for (int r = 0; r < 4; ++r) {
+        const int node = r * Q + q + 1;
+        if (node <= M) lane[r] = lane[r] + usage[node] * odds[node - 1];
+      }
+    null2[x] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
+  }
+  // Degenerate codes: the mean of their residues' odds (esl_abc_FAvgScVec).
+  for (int code = kFirstDegenerate; code <= kLastDegenerate; ++code) {
+    float total = 0.0f;
+    int members = 0;
+    for (int x = 0; x < kResidues; ++x)
+      if (code_includes(code, x)) total += null2[x], ++members;
+    null2[code] = total / static_cast<float>(members);
+  }
+  null2[kGapCode] = null2[kNonresidueCode] = null2[kMissingCode] = 1.0f;
+  return null2;
+}
+
+// ---------------------------------------------------------------------------
+// Segment-pair ensemble
+
+ClusterParameters cluster_parameters(const DomainDefinitionOptions& options) {
+  return {options.min_overlap, options.of_smaller, options.max_diagdiff, options.min_posterior,
+          options.min_endpointp};
+}
+
+void SegmentPairEnsemble::add(int sample, int i, int j, int k, int m) {
+  if (sample > samples_) throw std::invalid_argument("SegmentPairEnsemble::add: sample number out of order");
+  if (sample == samples_) ++samples_;
+  pairs_.push_back({sample, i, j, k, m});
+}
+
+bool segment_pairs_linked(const SegmentPair& a, const SegmentPair& b, const ClusterParameters& params) {
+  auto length_for_fraction = [&](int length_a, int length_b) {
+    return params.of_smaller ? std::min(length_a, length_b) : std::max(length_a, length_b);
+  };
+  const int seq_overlap = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
+  const int seq_length = length_for_fraction(a.j - a.i + 1, b.j - b.i + 1);
+  if (static_cast<float>(seq_overlap) / static_cast<float>(seq_length) < params.min_overlap) return false;
+  // HMMER counts the model overlap one short (no +1); kept for identical links.
+  const int hmm_overlap = std::min(a.m, b.m) - std::max(a.k, b.k);
+  const int hmm_length = length_for_fraction(a.m - a.k + 1, b.m - b.k + 1);
+  if (static_cast<float>(hmm_overlap) / static_cast<float>(hmm_length) < params.min_overlap) return false;
+  if (std::abs((a.i - a.k) - (b.i - b.k)) <= params.max_diagdiff) return true;
+  return std::abs((a.j - a.m) - (b.j - b.m)) <= params.max_diagdiff;
+}
+
+std::vector<int> SegmentPairEnsemble::link_clusters(const ClusterParameters& params, int& nclusters) const {
+  // Easel's single linkage: a stack of unclustered pairs (pair 0 on top), a
+  // stack of pairs to extend; removal swaps the stack's top into the hole.
+  // The partition is the same whatever the order; the cluster numbers (and
+  // so the order of clusters with equal starts) follow this one.
+  const int n = static_cast<int>(pairs_.size());
+  std::vector<int> available(n), to_extend, assignment(n, -1);
+  for (int v = 0; v < n; ++v) available[v] = n - v - 1;
+  int navailable = n;
+  nclusters = 0;
+  while (navailable > 0) {
+    to_extend.push_back(available[--navailable]);
+    while (!to_extend.empty()) {
+      const int v = to_extend.back();
+      to_extend.pop_back();
+      assignment[v] = nclusters;
+      for (int a = navailable - 1; a >= 0; --a)
+        if (segment_pairs_linked(pairs_[v], pairs_[available[a]], params)) {
+          to_extend.push_back(available[a]);
+          available[a] = available[--navailable];
+        }
+    }
+    ++nclusters;
+  }
+  return assignment;
+}
+
+namespace {
+
+// Endpoint choice within one cluster: the outermost coordinate held by at
+// least `threshold` pairs, scanning from the low end (starts) or the high
+// end (ends); if none is, the most frequent one (the lowest on ties).
+int consensus_endpoint(const std::vector<int>& values, int threshold, bool from_low_end) {
+  const int low = *std::min_element(values.begin(), values.end());
+  const int high = *std::max_element(values.begin(), values.end());
+  std::vector<int> count(high - low + 1, 0);
+  for (int v : values) ++count[v - low];
+  if (from_low_end) {
+    for (int v = low; v <= high; ++v)
+      if (count[v - low] >= threshold) return v;
+  } else {
+    for (int v = high; v >= low; --v)
+      if (count[v - low] >= threshold) return v;
+  }
+  int best = 0;
+  for (int c = 1; c < static_cast<int>(count.size()); ++c)
+    if (count[c] > count[best]) best = c;
+  return low + best;
+}
+
+}  // namespace
+
+std::vector<EnsembleCluster> SegmentPairEnsemble::cluster(const ClusterParameters& params) const {
+  int nclusters = 0;
+  const std::vector<int> assignment = link_clusters(params, nclusters);
+  std::vector<EnsembleCluster> significant;
+  for (int c = 0; c < nclusters; ++c) {
+    // Traces with a pair in the cluster: pairs arrive by sample, so a new
+    // sample number in the scan is a new trace.
+    int traces = 0, last_sample = -1;
+    std::vector<int> is, js, ks, ms;
+    for (std::size_t h = 0; h < pairs_.size(); ++h) {
+      if (assignment[h] != c) continue;
+      const SegmentPair& p = pairs_[h];
+      if (p.sample != last_sample) ++traces;
+      last_sample = p.sample;
+      is.push_back(p.i), js.push_back(p.j), ks.push_back(p.k), ms.push_back(p.m);
+    }
+    const float posterior = static_cast<float>(traces) / static_cast<float>(samples_);
+    if (posterior < params.min_posterior) continue;
+    const int threshold = static_cast<int>(std::ceil(static_cast<float>(traces) * params.min_endpointp));
+    EnsembleCluster sig;
+    sig.i = consensus_endpoint(is, threshold, true);
+    sig.k = consensus_endpoint(ks, threshold, true);
+    sig.j = consensus_endpoint(js, threshold, false);
+    sig.m = consensus_endpoint(ms, threshold, false);
+    if (sig.i > sig.j || sig.k > sig.m) continue;  // no consistent domain (e.g. biased composition)
+    sig.cluster = c;
+    sig.posterior = posterior;
+    significant.push_back(sig);
+  }
+  std::stable_sort(significant.begin(), significant.end(),
+                   [](const EnsembleCluster& a, const EnsembleCluster& b) { return a.i < b.i; });
+  return significant;
+}
+
+// ---------------------------------------------------------------------------
+// The region's ensemble
+
+namespace {
+
+// Adds one trace's per-residue null2 odds to the region's sums: 1 outside
+// its domains, the domain's null2 odds inside. Like HMMER, a domain's first
+// residue counts as outside (its loop runs up to and including sqfrom).
+void add_trace_null2(const OddsProfile& profile, const Trace& trace, const std::uint8_t* region_codes, int Lr,
+                     float* region_sums) {
+  int pos = 1;
+  for (const TraceDomain& domain : trace.domains) {
+    const std::array<float, kCodes> null2 = null2_by_trace(profile, trace, domain.tfrom, domain.tto);
+    for (; pos <= domain.sqfrom; ++pos) region_sums[pos - 1] += 1.0f;
+    for (; pos <= domain.sqto; ++pos) region_sums[pos - 1] += null2[region_codes[pos - 1]];
+  }
+  for (; pos <= Lr; ++pos) region_sums[pos - 1] += 1.0f;
+}
+
+// Drops clusters dominated by an overlapping one of higher posterior.
+// Clusters are in order of i; each is compared with those after it until one
+// overlaps by exactly zero residues (HMMER's early stop; a negative overlap
+// does not stop it). On equal posteriors the earlier cluster is dropped.
+std::vector<RegionEnvelope> undominated(const std::vector<EnsembleCluster>& clusters) {
+  const int n = static_cast<int>(clusters.size());
+  std::vector<bool> dominated(n, false);
+  for (int d = 0; d < n; ++d)
+    for (int d2 = d + 1; d2 < n; ++d2) {
+      const EnsembleCluster &a = clusters[d], &b = clusters[d2];
+      const int overlap = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
+      if (overlap == 0) break;
+      const int shorter = std::min(a.j - a.i + 1, b.j - b.i + 1);
+      if (static_cast<float>(overlap) / static_cast<float>(shorter) >= 0.8f) {
+        if (a.posterior > b.posterior)
+          dominated[d2] = true;
+        else
+          dominated[d] = true;
+      }
+    }
+  std::vector<RegionEnvelope> envelopes;
+  for (int d = 0; d < n; ++d)
+    if (!dominated[d]) envelopes.push_back({clusters[d].i, clusters[d].j, clusters[d].k, clusters[d].m,
+                                            clusters[d].posterior});
+  return envelopes;
+}
+
+}  // namespace
+
+std::vector<RegionEnvelope> sample_region_envelopes(const OddsProfile& multihit, const std::uint8_t* codes, int ireg,
+                                                    int jreg, const DpMatrix& region_forward,
+                                                    const DomainDefinitionOptions& options, EaselFastRandom& rng,
+                                                    std::vector<float>& null2_scores) {
+  const int Lr = jreg - ireg + 1;
+  if (ireg < 1 || Lr < 1 || static_cast<int>(null2_scores.size()) <= jreg)
+    throw std::invalid_argument("sample_region_envelopes: bad region or null2_scores too short");
+  const std::uint8_t* region_codes = codes + ireg - 1;
+  float* region_sums = null2_scores.data() + ireg;
+  std::fill(region_sums, region_sums + Lr, 0.0f);
+
+  rng.reseed();  // HMMER's default: every region sampled from the same start
+  SegmentPairEnsemble ensemble;
+  for (int t = 0; t < options.samples; ++t) {
+    Trace trace = stochastic_trace(rng, region_codes, Lr, multihit, region_forward);
+    trace.index_domains();
+    for (const TraceDomain& domain : trace.domains)
+      ensemble.add(t, domain.sqfrom + ireg - 1, domain.sqto + ireg - 1, domain.hmmfrom, domain.hmmto);
+    add_trace_null2(multihit, trace, region_codes, Lr, region_sums);
+  }
+  // Mean odds over the samples, as log odds per residue.
+  for (int pos = 0; pos < Lr; ++pos)
+    region_sums[pos] = std::log(region_sums[pos] / static_cast<float>(options.samples));
+
+  return undominated(ensemble.cluster(cluster_parameters(options)));
+}
+
+}  // namespace helix::hmm
