@@ -14,40 +14,19 @@ namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
-struct V4 {
-  float lane[4];
-};
-V4 splat(float x) { return {{x, x, x, x}}; }
-V4 operator+(const V4& a, const V4& b) {
-  return {{a.lane[0] + b.lane[0], a.lane[1] + b.lane[1], a.lane[2] + b.lane[2], a.lane[3] + b.lane[3]}};
-}
-V4 operator*(const V4& a, const V4& b) {
-  return {{a.lane[0] * b.lane[0], a.lane[1] * b.lane[1], a.lane[2] * b.lane[2], a.lane[3] * b.lane[3]}};
-}
+using namespace rows;
+
 V4 max(const V4& a, const V4& b) {
   V4 r;
   for (int z = 0; z < 4; ++z) r.lane[z] = std::max(a.lane[z], b.lane[z]);
   return r;
 }
-// Lanes move up one (node k-1 -> k across the segment wrap), `fill` enters lane 0.
-V4 right_shift(const V4& a, float fill) { return {{fill, a.lane[0], a.lane[1], a.lane[2]}}; }
-// Lanes move down one (node k+1 -> k), 0 enters lane 3.
-V4 left_shift(const V4& a) { return {{a.lane[1], a.lane[2], a.lane[3], 0.0f}}; }
-// SSE's two-step horizontal sum: (a0 + a1) + (a2 + a3).
-float horizontal_sum(const V4& a) { return (a.lane[0] + a.lane[1]) + (a.lane[2] + a.lane[3]); }
 // Keeps a's lanes where the transition t is possible (t > 0), else `otherwise`.
 V4 where_possible(const V4& t, const V4& a, float otherwise) {
   V4 r;
   for (int z = 0; z < 4; ++z) r.lane[z] = t.lane[z] > 0.0f ? a.lane[z] : otherwise;
   return r;
 }
-
-enum StripedTransition : int { kTBM = 0, kTMM, kTIM, kTDM, kTMD, kTMI, kTII };
-enum CellKind : int { kCellM = 0, kCellD = 1, kCellI = 2 };
-
-// Vector access to a striped row and to the profile's striped odds.
-V4& cell(float* row, int q, int kind) { return *reinterpret_cast<V4*>(row + (q * 3 + kind) * 4); }
-const V4& cell(const float* row, int q, int kind) { return *reinterpret_cast<const V4*>(row + (q * 3 + kind) * 4); }
 const V4& transition(const OddsProfile& p, int q, int t) {
   return *reinterpret_cast<const V4*>(p.striped_transitions.data() + (q * 7 + t) * 4);
 }
@@ -74,38 +53,6 @@ void stripe_profile(OddsProfile& p) {
       p.striped_transitions[(7 * Q + q) * 4 + z] = t.dd;
       for (int x = 0; x < kCodes; ++x) p.striped_match[(x * Q + q) * 4 + z] = p.core.match[x * M + k - 1];
     }
-}
-
-// Divides a row (cells) by `scale` as HMMER does: by multiplying with the
-// float of the double 1/scale.
-void rescale_row(float* row, int Q, float scale) {
-  const V4 factor = splat(static_cast<float>(1.0 / scale));
-  for (int q = 0; q < Q; ++q)
-    for (int kind = 0; kind < 3; ++kind) cell(row, q, kind) = cell(row, q, kind) * factor;
-}
-
-// Forward's D->D paths of one row: a first pass, then up to three more that
-// carry paths across segment boundaries; models of 100 nodes or more stop
-// as soon as a pass changes nothing (HMMER's lazy serialization).
-void forward_dd_paths(const OddsProfile& p, float* row, V4 dcv, int Q, V4& xEv) {
-  dcv = right_shift(dcv, 0.0f);
-  cell(row, 0, kCellD) = splat(0.0f);
-  for (int q = 0; q < Q; ++q) {
-    cell(row, q, kCellD) = dcv + cell(row, q, kCellD);
-    dcv = cell(row, q, kCellD) * dd_transition(p, q);
-  }
-  for (int pass = 1; pass < 4; ++pass) {
-    dcv = right_shift(dcv, 0.0f);
-    bool changed = false;
-    for (int q = 0; q < Q; ++q) {
-      const V4 sum = dcv + cell(row, q, kCellD);
-      for (int z = 0; z < 4; ++z) changed = changed || sum.lane[z] > cell(row, q, kCellD).lane[z];
-      cell(row, q, kCellD) = sum;
-      dcv = dcv * dd_transition(p, q);
-    }
-    if (p.core.M >= 100 && !changed) break;
-  }
-  for (int q = 0; q < Q; ++q) xEv = cell(row, q, kCellD) + xEv;
 }
 
 }  // namespace
@@ -136,157 +83,16 @@ void DpMatrix::resize(int M, int L, bool every_row) {
 }
 
 float forward_matrix(const std::uint8_t* codes, int L, const OddsProfile& p, DpMatrix& fwd, bool every_row) {
-  const int Q = forward_segments(p.core.M);
-  const SpecialOdds& sx = p.special;
   fwd.resize(p.core.M, L, every_row);
-  float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xB = sx.n_move, xC = 0.0f;
-  fwd.x(0, kXE) = xE, fwd.x(0, kXN) = xN, fwd.x(0, kXJ) = xJ, fwd.x(0, kXB) = xB, fwd.x(0, kXC) = xC;
-  fwd.x(0, kXScale) = 1.0f;
-  fwd.total_scale = 0.0f;
-  for (int i = 1; i <= L; ++i) {
-    const float* prev = fwd.row(i - 1);
-    float* cur = fwd.row(i);
-    const int code = codes[i - 1];
-    V4 xEv = splat(0.0f), dcv = splat(0.0f);
-    const V4 xBv = splat(xB);
-    V4 mpv = right_shift(cell(prev, Q - 1, kCellM), 0.0f);
-    V4 dpv = right_shift(cell(prev, Q - 1, kCellD), 0.0f);
-    V4 ipv = right_shift(cell(prev, Q - 1, kCellI), 0.0f);
-    for (int q = 0; q < Q; ++q) {
-      V4 sv = xBv * transition(p, q, kTBM);
-      sv = sv + mpv * transition(p, q, kTMM);
-      sv = sv + ipv * transition(p, q, kTIM);
-      sv = sv + dpv * transition(p, q, kTDM);
-      sv = sv * match_odds(p, code, q);
-      xEv = xEv + sv;
-      mpv = cell(prev, q, kCellM), dpv = cell(prev, q, kCellD), ipv = cell(prev, q, kCellI);
-      cell(cur, q, kCellM) = sv;
-      cell(cur, q, kCellD) = dcv;
-      dcv = sv * transition(p, q, kTMD);
-      cell(cur, q, kCellI) = mpv * transition(p, q, kTMI) + ipv * transition(p, q, kTII);
-    }
-    forward_dd_paths(p, cur, dcv, Q, xEv);
-    xE = horizontal_sum(xEv);
-    xN = xN * sx.n_loop;
-    xC = (xC * sx.c_loop) + (xE * sx.e_move);
-    xJ = (xJ * sx.j_loop) + (xE * sx.e_loop);
-    xB = (xJ * sx.j_move) + (xN * sx.n_move);
-    if (xE > 1.0e4f) {  // sparse rescaling keeps the odds in float range
-      xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
-      rescale_row(cur, Q, xE);
-      fwd.x(i, kXScale) = xE;
-      fwd.total_scale = static_cast<float>(fwd.total_scale + std::log(static_cast<double>(xE)));
-      xE = 1.0f;
-    } else {
-      fwd.x(i, kXScale) = 1.0f;
-    }
-    fwd.x(i, kXE) = xE, fwd.x(i, kXN) = xN, fwd.x(i, kXJ) = xJ, fwd.x(i, kXB) = xB, fwd.x(i, kXC) = xC;
-  }
-  return static_cast<float>(fwd.total_scale + std::log(static_cast<double>(xC * sx.c_move)));
+  fwd.has_own_scales = true;
+  return forward_rows(codes, L, p.striped(), fwd.cells(), every_row, fwd.specials(), fwd.total_scale);
 }
-
-namespace {
-
-// Backward's D->D and M->D paths of a row whose D cells hold their other
-// terms: one pass that starts from `first` (lane-shifted), three more that
-// carry across segments (always all four: HMMER's Backward has no lazy
-// rule), then M_k -> D_k+1.
-void backward_dd_and_md(const OddsProfile& p, float* row, int Q, V4 dpv, bool add_e, const V4& xEv) {
-  V4 dcv = splat(0.0f);
-  dpv = left_shift(dpv);
-  for (int q = Q - 1; q >= 0; --q) {
-    dcv = dpv * dd_transition(p, q);
-    cell(row, q, kCellD) = add_e ? cell(row, q, kCellD) + (dcv + xEv) : cell(row, q, kCellD) + dcv;
-    dpv = cell(row, q, kCellD);
-    if (add_e) cell(row, q, kCellM) = cell(row, q, kCellM) + xEv;
-  }
-  for (int pass = 1; pass < 4; ++pass) {
-    dcv = left_shift(dcv);
-    for (int q = Q - 1; q >= 0; --q) {
-      dcv = dcv * dd_transition(p, q);
-      cell(row, q, kCellD) = cell(row, q, kCellD) + dcv;
-    }
-  }
-  dcv = left_shift(cell(row, 0, kCellD));
-  for (int q = Q - 1; q >= 0; --q) {
-    cell(row, q, kCellM) = cell(row, q, kCellM) + dcv * transition(p, q, kTMD);
-    dcv = cell(row, q, kCellD);
-  }
-}
-
-// Row i < L of Backward before its specials: I complete, M and D without
-// their paths through D and E; returns B(i)'s sum over B -> M_k.
-float backward_row_from_next(const OddsProfile& p, const float* next, float* cur, int next_code, int Q) {
-  V4 tmmv = left_shift(transition(p, 0, kTMM));
-  V4 timv = left_shift(transition(p, 0, kTIM));
-  V4 tdmv = left_shift(transition(p, 0, kTDM));
-  V4 mpv = left_shift(cell(next, 0, kCellM) * match_odds(p, next_code, 0));
-  V4 xBv = splat(0.0f);
-  for (int q = Q - 1; q >= 0; --q) {
-    const V4 ipv = cell(next, q, kCellI);  // insert odds are 1
-    cell(cur, q, kCellI) = ipv * transition(p, q, kTII) + mpv * timv;
-    cell(cur, q, kCellD) = mpv * tdmv;
-    const V4 mcv = ipv * transition(p, q, kTMI) + mpv * tmmv;
-    mpv = cell(next, q, kCellM) * match_odds(p, next_code, q);
-    cell(cur, q, kCellM) = mcv;
-    tdmv = transition(p, q, kTDM), timv = transition(p, q, kTIM), tmmv = transition(p, q, kTMM);
-    xBv = xBv + mpv * transition(p, q, kTBM);
-  }
-  return horizontal_sum(xBv);
-}
-
-}  // namespace
 
 float backward_matrix(const std::uint8_t* codes, int L, const OddsProfile& p, const DpMatrix& fwd, DpMatrix& bck,
                       bool every_row) {
-  const int Q = forward_segments(p.core.M);
-  const SpecialOdds& sx = p.special;
   bck.resize(p.core.M, L, every_row);
-  bck.has_own_scales = false;  // Forward's scale factors, unless Backward overflows them
-  float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = sx.c_move, xE = xC * sx.e_move;
-  {  // row L: only paths to E
-    float* row = bck.row(L);
-    V4 xEv = splat(xE);
-    for (int q = 0; q < Q; ++q) cell(row, q, kCellM) = cell(row, q, kCellD) = xEv;
-    for (int q = 0; q < Q; ++q) cell(row, q, kCellI) = splat(0.0f);
-    backward_dd_and_md(p, row, Q, cell(row, Q - 1, kCellD), false, xEv);
-    const float scale = fwd.x(L, kXScale);
-    if (scale > 1.0f) {
-      xE = xE / scale, xN = xN / scale, xC = xC / scale, xJ = xJ / scale, xB = xB / scale;
-      rescale_row(row, Q, scale);
-    }
-    bck.x(L, kXScale) = scale;
-    bck.total_scale = static_cast<float>(std::log(static_cast<double>(scale)));
-    bck.x(L, kXE) = xE, bck.x(L, kXN) = xN, bck.x(L, kXJ) = xJ, bck.x(L, kXB) = xB, bck.x(L, kXC) = xC;
-  }
-  for (int i = L - 1; i >= 1; --i) {
-    float* cur = bck.row(i);
-    xB = backward_row_from_next(p, bck.row(i + 1), cur, codes[i], Q);
-    xC = xC * sx.c_loop;
-    xJ = (xB * sx.j_move) + (xJ * sx.j_loop);
-    xN = (xB * sx.n_move) + (xN * sx.n_loop);
-    xE = (xC * sx.e_move) + (xJ * sx.e_loop);
-    const V4 xEv = splat(xE);
-    backward_dd_and_md(p, cur, Q, cell(cur, 0, kCellD) + xEv, true, xEv);
-    if (xB > 1.0e16f) bck.has_own_scales = true;  // Forward's scales no longer suffice
-    const float scale = bck.has_own_scales ? (xB > 1.0e4f ? xB : 1.0f) : fwd.x(i, kXScale);
-    bck.x(i, kXScale) = scale;
-    if (scale > 1.0f) {
-      xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
-      rescale_row(cur, Q, scale);
-      bck.total_scale = static_cast<float>(bck.total_scale + std::log(static_cast<double>(scale)));
-    }
-    bck.x(i, kXE) = xE, bck.x(i, kXN) = xN, bck.x(i, kXJ) = xJ, bck.x(i, kXB) = xB, bck.x(i, kXC) = xC;
-  }
-  // Row 0: only N and B.
-  const float* first = bck.row(1);
-  V4 xBv = splat(0.0f);
-  for (int q = 0; q < Q; ++q) xBv = xBv + (cell(first, q, kCellM) * match_odds(p, codes[0], q)) * transition(p, q, kTBM);
-  xB = horizontal_sum(xBv);
-  xN = (xB * sx.n_move) + (xN * sx.n_loop);
-  bck.x(0, kXB) = xB, bck.x(0, kXC) = 0.0f, bck.x(0, kXJ) = 0.0f, bck.x(0, kXN) = xN, bck.x(0, kXE) = 0.0f;
-  bck.x(0, kXScale) = 1.0f;
-  return static_cast<float>(bck.total_scale + std::log(static_cast<double>(xN)));
+  return backward_rows(codes, L, p.striped(), fwd.specials(), bck.cells(), every_row, bck.specials(),
+                       bck.total_scale, bck.has_own_scales);
 }
 
 bool posterior_decoding(const OddsProfile& p, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp) {

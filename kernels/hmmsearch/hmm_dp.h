@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hmm_dp_rows.h"
 #include "hmm_filters.h"
 #include "hmm_profile.h"
 
@@ -29,13 +30,6 @@ namespace helix::hmm {
 
 // The profile's core odds (shared by every mode and length) and the special
 // states' transitions for one of them.
-struct SpecialOdds {
-  float e_move = 0, e_loop = 0;  // E -> C, E -> J
-  float n_move = 0, n_loop = 0;  // N -> B, N -> N
-  float j_move = 0, j_loop = 0;  // J -> B, J -> J
-  float c_move = 0, c_loop = 0;  // C -> T, C -> C
-};
-
 struct OddsProfile {
   ForwardView core;  // match emission odds and transitions of the profile (insert odds are 1)
   SpecialOdds special;
@@ -46,13 +40,15 @@ struct OddsProfile {
   // [(q * 7 + t) * 4 + lane], then D->D at [(7 * Q + q) * 4 + lane]; match
   // odds of code x at [(x * Q + q) * 4 + lane]. Lanes past M hold 0.
   std::vector<float> striped_transitions, striped_match;
+
+  StripedOdds striped() const {
+    return {core.M, forward_segments(core.M), striped_transitions.data(), striped_match.data(), special};
+  }
 };
 
 // hmmsearch's configurations: multihit (E -> J = E -> C = 1/2, one expected
 // J per target) or unihit (E -> C = 1, no J), for a target of length L.
 OddsProfile odds_profile(const SearchProfile& profile, int L, bool multihit);
-
-enum SpecialCell : int { kXE = 0, kXN = 1, kXJ = 2, kXB = 3, kXC = 4, kXScale = 5, kSpecialCells = 6 };
 
 // Cells are stored in HMMER's striped order (node k in segment (k-1) % Q,
 // lane (k-1) / Q, Q = forward_segments(M)) so that the recursions can add
@@ -81,6 +77,12 @@ class DpMatrix {
   // Row i as HMMER lays it out: [(q * 3 + {M, D, I}) * 4 + lane].
   float* row(int i) { return cells_.data() + slot(i) * 12 * Q_; }
   const float* row(int i) const { return cells_.data() + slot(i) * 12 * Q_; }
+
+  // The storage as hmm_dp_rows.h's recursions take it.
+  float* cells() { return cells_.data(); }
+  float* specials() { return specials_.data(); }
+  const float* specials() const { return specials_.data(); }
+  bool every_row() const { return every_row_; }
 
   float total_scale = 0;        // sum of log(scale) over the rows, nats
   bool has_own_scales = true;   // false for a Backward matrix that reuses Forward's scales
