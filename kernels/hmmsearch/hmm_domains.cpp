@@ -52,11 +52,7 @@ class DomainDefiner {
       : profile_(profile), codes_(codes), L_(L), options_(options), random_(options.seed),
         multihit_(odds_profile(profile, L, true)), unihit_(odds_profile(profile, L, false)) {}
 
-  DomainDefinition run() {
-    DpMatrix fwd, bck;  // the parser passes: specials of every row
-    forward_matrix(codes_, L_, multihit_, fwd, false);
-    backward_matrix(codes_, L_, multihit_, fwd, bck, false);
-    const DomainPosteriors post = domain_decoding(multihit_, fwd, bck);
+  DomainDefinition run(const DomainPosteriors& post) {
     result_.null2_scores.assign(L_ + 1, 0.0f);
     result_.nexpected = post.btot[L_];
     scan_regions(post);
@@ -155,8 +151,10 @@ double outside_residue_nats(int L) {
 }  // namespace
 
 DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
-                                const std::string& /*target_name*/, const DomainDefinitionOptions& options) {
-  return DomainDefiner(profile, codes, L, options).run();
+                                const DomainPosteriors* posteriors, const DomainDefinitionOptions& options) {
+  DomainDefiner definer(profile, codes, L, options);
+  if (posteriors) return definer.run(*posteriors);
+  return definer.run(whole_target_posteriors(profile, codes, L));
 }
 
 TargetScores score_target(const SearchProfile& profile, float forward_nats, float null_nats, int L,

@@ -61,8 +61,11 @@ struct DomainDefinitionOptions {
 };
 
 // Domain definition for target codes[0..L-1] (HMMER's dsq 1..L).
+// `posteriors`: the target's whole_target_posteriors() when an engine has
+// computed them already (the GPU does); computed here when null.
 DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
-                                const std::string& target_name, const DomainDefinitionOptions& options = {});
+                                const DomainPosteriors* posteriors = nullptr,
+                                const DomainDefinitionOptions& options = {});
 
 // hmmsearch's per-target scores after domain definition (bits): the
 // null2-corrected Forward score, or the sum of its domains when higher; the

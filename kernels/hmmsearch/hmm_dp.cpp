@@ -57,20 +57,24 @@ void stripe_profile(OddsProfile& p) {
 
 }  // namespace
 
-OddsProfile odds_profile(const SearchProfile& profile, int L, bool multihit) {
-  OddsProfile odds;
-  odds.core = ForwardView{profile.M, profile.fwd_match.data(), profile.fwd_transitions.data(), 0, 0};
-  odds.length_model = L;
-  odds.multihit = multihit;
-  SpecialOdds& x = odds.special;
+SpecialOdds special_odds(int L, bool multihit) {
+  SpecialOdds x;
   x.e_move = multihit ? 0.5f : 1.0f;
   x.e_loop = multihit ? 0.5f : 0.0f;
-  odds.core.e_move = x.e_move, odds.core.e_loop = x.e_loop;
-  const float nj = multihit ? 1.0f : 0.0f;
+  const float nj = multihit ? 1.0f : 0.0f;  // expected J visits
   const float move = (2.0f + nj) / (static_cast<float>(L) + 2.0f + nj);
-  const float loop = 1.0f - move;
   x.n_move = x.j_move = x.c_move = move;
-  x.n_loop = x.j_loop = x.c_loop = loop;
+  x.n_loop = x.j_loop = x.c_loop = 1.0f - move;
+  return x;
+}
+
+OddsProfile odds_profile(const SearchProfile& profile, int L, bool multihit) {
+  OddsProfile odds;
+  odds.special = special_odds(L, multihit);
+  odds.core = ForwardView{profile.M, profile.fwd_match.data(), profile.fwd_transitions.data(), odds.special.e_loop,
+                          odds.special.e_move};
+  odds.length_model = L;
+  odds.multihit = multihit;
   stripe_profile(odds);
   return odds;
 }
@@ -119,9 +123,8 @@ bool posterior_decoding(const OddsProfile& p, const DpMatrix& fwd, const DpMatri
   return !std::isinf(scale_product);
 }
 
-DomainPosteriors domain_decoding(const OddsProfile& p, const DpMatrix& fwd, const DpMatrix& bck) {
+DomainPosteriors domain_decoding(const SpecialOdds& sx, const DpMatrix& fwd, const DpMatrix& bck) {
   const int L = fwd.L();
-  const SpecialOdds& sx = p.special;
   DomainPosteriors post;
   post.mocc.assign(L + 1, 0.0f), post.btot.assign(L + 1, 0.0f), post.etot.assign(L + 1, 0.0f);
   float scale_product = 1.0f / bck.x(0, kXN);
@@ -135,6 +138,14 @@ DomainPosteriors domain_decoding(const OddsProfile& p, const DpMatrix& fwd, cons
     post.mocc[i] = 1.0f - outside;
   }
   return post;
+}
+
+DomainPosteriors whole_target_posteriors(const SearchProfile& profile, const std::uint8_t* codes, int L) {
+  const OddsProfile multihit = odds_profile(profile, L, true);
+  DpMatrix fwd, bck;  // specials of every row, cells of two
+  forward_matrix(codes, L, multihit, fwd, false);
+  backward_matrix(codes, L, multihit, fwd, bck, false);
+  return domain_decoding(multihit.special, fwd, bck);
 }
 
 std::array<float, kCodes> null2_by_expectation(const OddsProfile& p, const DpMatrix& pp) {

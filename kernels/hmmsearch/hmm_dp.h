@@ -49,6 +49,8 @@ struct OddsProfile {
 // hmmsearch's configurations: multihit (E -> J = E -> C = 1/2, one expected
 // J per target) or unihit (E -> C = 1, no J), for a target of length L.
 OddsProfile odds_profile(const SearchProfile& profile, int L, bool multihit);
+// Just the special states' part of it.
+SpecialOdds special_odds(int L, bool multihit);
 
 // Cells are stored in HMMER's striped order (node k in segment (k-1) % Q,
 // lane (k-1) / Q, Q = forward_segments(M)) so that the recursions can add
@@ -120,7 +122,10 @@ bool posterior_decoding(const OddsProfile& profile, const DpMatrix& fwd, const D
 struct DomainPosteriors {
   std::vector<float> mocc, btot, etot;
 };
-DomainPosteriors domain_decoding(const OddsProfile& profile, const DpMatrix& fwd, const DpMatrix& bck);
+DomainPosteriors domain_decoding(const SpecialOdds& special, const DpMatrix& fwd, const DpMatrix& bck);
+// Domain definition's first step for a whole target: the multihit parser
+// passes (Forward, then Backward with its scales) and domain_decoding.
+DomainPosteriors whole_target_posteriors(const SearchProfile& profile, const std::uint8_t* codes, int L);
 
 // HMMER's null2 model for one envelope, from its posterior matrix: the
 // expected emission odds of each residue code (degenerate codes averaged).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hmm_alphabet.h"
+#include "hmm_dp.h"
 #include "hmm_profile.h"
 
 namespace helix::hmm {
@@ -40,6 +41,10 @@ class HmmEngine {
   virtual std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& targets) = 0;
   virtual std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& targets) = 0;
   virtual std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) = 0;
+  // The first step of domain definition for the listed targets (those that
+  // passed Forward): the multihit Forward and Backward parser passes over the
+  // whole target and their domain decoding (hmm_dp.h), in that order.
+  virtual std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) = 0;
 };
 
 // The filters of hmm_filters.h, one target after another on this thread.

@@ -28,6 +28,7 @@
 
 #include "core/cuda_support.h"
 #include "hmm_engine.h"
+#include "hmm_gpu_domains.h"
 #include "hmm_filters.h"
 
 namespace helix::hmm {
@@ -589,6 +590,10 @@ class GpuEngine : public HmmEngine {
         M, fwd_q_, kForwardLanes, no_odds, [&](int k) { return profile.fwd_transitions[k - 1]; });
     fwd_match_.upload(fwd_match.data(), fwd_match.size(), "uploading Forward odds");
     fwd_transitions_.upload(fwd_transitions.data(), fwd_transitions.size(), "uploading Forward transitions");
+    const OddsProfile odds = odds_profile(profile, 1, true);  // the core odds do not depend on L
+    dp_transitions_.upload(odds.striped_transitions.data(), odds.striped_transitions.size(),
+                           "uploading domain-definition transitions");
+    dp_match_.upload(odds.striped_match.data(), odds.striped_match.size(), "uploading domain-definition odds");
   }
 
   std::vector<float> msv_scores() override {
@@ -668,8 +673,87 @@ class GpuEngine : public HmmEngine {
         });
   }
 
+  // The parser passes on the GPU (hmm_gpu_domains.cu), in batches whose
+  // special-state rows fit a memory budget; decoding on the host.
+  std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& which) override {
+    std::vector<DomainPosteriors> posteriors(which.size());
+    std::vector<std::uint32_t> by_length(which.size());
+    std::iota(by_length.begin(), by_length.end(), 0u);
+    std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return targets_->length(which[a]) > targets_->length(which[b]);
+    });
+    for (std::size_t first = 0; first < by_length.size();) {
+      std::size_t end = first, floats = 0;
+      while (end < by_length.size() &&
+             (end == first || floats + special_floats(which[by_length[end]]) <= kSpecialsBudget / sizeof(float)))
+        floats += special_floats(which[by_length[end++]]);
+      std::vector<std::uint32_t> batch(by_length.begin() + first, by_length.begin() + end);
+      decode_domain_batch(which, batch, floats, posteriors);
+      first = end;
+    }
+    return posteriors;
+  }
+
  private:
   static constexpr int kBatchBlock = 128;
+  static constexpr std::size_t kSpecialsBudget = std::size_t(256) << 20;  // bytes per array per batch
+
+  std::size_t special_floats(std::uint32_t target) const {
+    return static_cast<std::size_t>(targets_->length(target) + 1) * kSpecialCells;
+  }
+
+  // One batch (indices into `which`, longest first): upload, launch, decode.
+  void decode_domain_batch(const std::vector<std::uint32_t>& which, const std::vector<std::uint32_t>& batch,
+                           std::size_t floats, std::vector<DomainPosteriors>& posteriors) {
+    const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
+    std::vector<std::uint32_t> targets(count);
+    std::vector<SpecialOdds> specials(count);
+    std::vector<std::uint64_t> offsets(count);
+    std::uint64_t at = 0;
+    for (std::uint32_t b = 0; b < count; ++b) {
+      targets[b] = which[batch[b]];
+      specials[b] = special_odds(targets_->length(targets[b]), true);
+      offsets[b] = at;
+      at += special_floats(targets[b]);
+    }
+    DeviceBuffer<std::uint32_t> device_targets;
+    DeviceBuffer<SpecialOdds> device_specials;
+    DeviceBuffer<std::uint64_t> device_offsets;
+    device_targets.upload(targets.data(), count, "uploading domain targets");
+    device_specials.upload(specials.data(), count, "uploading domain length models");
+    device_offsets.upload(offsets.data(), count, "uploading domain row offsets");
+    reserve(forward_specials_, floats, "forward special rows");
+    reserve(backward_specials_, floats, "backward special rows");
+    reserve(own_scales_, count, "backward scale flags");
+    const int Q = forward_segments(profile_->M);
+    const int threads_per_block = 64;
+    const int blocks = static_cast<int>(std::min<std::size_t>((count + threads_per_block - 1) / threads_per_block,
+                                                              static_cast<std::size_t>(sms_) * 4));
+    reserve(dp_rows_, static_cast<std::size_t>(blocks) * threads_per_block * 24 * Q, "domain DP rows");
+    DomainParserBatch args;
+    args.codes = codes_.data, args.offsets = offsets_.data, args.targets = device_targets.data, args.count = count;
+    args.specials = device_specials.data, args.special_offsets = device_offsets.data;
+    args.forward_specials = forward_specials_.data, args.backward_specials = backward_specials_.data;
+    args.own_scales = own_scales_.data, args.rows = dp_rows_.data, args.M = profile_->M, args.Q = Q;
+    args.transitions = dp_transitions_.data, args.match = dp_match_.data, args.next = work_counter();
+    launch_domain_parsers(args, blocks, threads_per_block);
+    std::vector<float> forward(floats), backward(floats);
+    std::vector<std::uint8_t> own(count);
+    check_cuda(cudaMemcpy(forward.data(), forward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
+               "forward special rows");
+    check_cuda(cudaMemcpy(backward.data(), backward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
+               "backward special rows");
+    check_cuda(cudaMemcpy(own.data(), own_scales_.data, count, cudaMemcpyDeviceToHost), "backward scale flags");
+    for (std::uint32_t b = 0; b < count; ++b) {
+      const int L = targets_->length(targets[b]);
+      DpMatrix fwd, bck;
+      fwd.resize(profile_->M, L, false), bck.resize(profile_->M, L, false);
+      std::copy_n(forward.data() + offsets[b], special_floats(targets[b]), fwd.specials());
+      std::copy_n(backward.data() + offsets[b], special_floats(targets[b]), bck.specials());
+      bck.has_own_scales = own[b] != 0;
+      posteriors[batch[b]] = domain_decoding(specials[b], fwd, bck);
+    }
+  }
   static constexpr std::size_t kMaxSharedRows = 200 * 1024;  // Forward rows per block in shared memory
   static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of DP rows in global memory
 
@@ -745,6 +829,8 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<CellTransitions<std::int16_t>> vit_transitions_;
   DeviceBuffer<float> fwd_match_;
   DeviceBuffer<CellTransitions<float>> fwd_transitions_;
+  DeviceBuffer<float> dp_transitions_, dp_match_, dp_rows_, forward_specials_, backward_specials_;
+  DeviceBuffer<std::uint8_t> own_scales_;
 };
 
 }  // namespace

@@ -70,6 +70,13 @@ class ReferenceEngine : public HmmEngine {
     return scores;
   }
 
+  std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& which) override {
+    std::vector<DomainPosteriors> posteriors;
+    for (std::uint32_t t : which) posteriors.push_back(whole_target_posteriors(*profile_, targets_->begin(t),
+                                                                               targets_->length(t)));
+    return posteriors;
+  }
+
  private:
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;

@@ -2,7 +2,7 @@
 // the complete report) against HMMER 3.3.2's own hmmsearch, run with its
 // defaults (null2 on) as
 //
-//   hmmsearch -Z 1000000 --domZ 1000000 --cpu 1 --noali -o O \
+//   hmmsearch -Z 1000000 --domZ 1000000 --cpu 1 -o O
 //             --tblout T --domtblout D <hmm> <fasta>
 //
 // Our side: the CPU reference pipeline, define_domains() and score_target()
@@ -108,7 +108,7 @@ Tables run_ours(const std::vector<ProfileHmm>& models, const std::vector<TargetS
     for (const PassedTarget& passed : search.passed) {
       const TargetSequence& target = targets[passed.target];
       const int L = static_cast<int>(target.codes.size());
-      DomainDefinition definition = define_domains(profile, target.codes.data(), L, target.name);
+      DomainDefinition definition = define_domains(profile, target.codes.data(), L);
       const TargetScores scores = score_target(profile, passed.forward_nats, passed.null_nats, L, definition);
       if (scores.dropped || std::exp(scores.ln_p) * kZ > report.options.E) continue;
       report.targets.push_back(

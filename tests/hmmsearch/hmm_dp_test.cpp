@@ -75,9 +75,11 @@ TEST_P(HmmDp, BackwardAgreesAndPosteriorsSumToOne) {
         for (int k = 1; k <= profile_.M; ++k) total += pp.m(i, k) + pp.ins(i, k);
         ASSERT_NEAR(total, 1.0, 2e-3) << target.name << " row " << i;
       }
-      const DomainPosteriors post = domain_decoding(odds, fwd, bck);
+      const DomainPosteriors post = domain_decoding(odds.special, fwd, bck);
       EXPECT_NEAR(post.btot[L], post.etot[L], 1e-3) << target.name;
-      if (!multihit) EXPECT_NEAR(post.btot[L], 1.0, 1e-3) << target.name;  // unihit: exactly one domain
+      if (!multihit) {
+        EXPECT_NEAR(post.btot[L], 1.0, 1e-3) << target.name;  // unihit: exactly one domain
+      }
       for (int i = 1; i <= L; ++i) ASSERT_GE(post.mocc[i], -1e-3f) << target.name;
     }
   }
@@ -103,9 +105,13 @@ TEST_P(HmmDp, OptimalAccuracyTraceIsAValidPathWithItsScore) {
     int next_residue = 1;
     double aligned = 0;
     for (int z = 0; z < trace.size(); ++z) {
-      if (trace.i[z] > 0) EXPECT_EQ(trace.i[z], next_residue++) << target.name << " at " << z;
+      if (trace.i[z] > 0) {
+        EXPECT_EQ(trace.i[z], next_residue++) << target.name << " at " << z;
+      }
       aligned += trace.pp[z];  // N, C, J residues count too
-      if (trace.state[z] == kTraceM && z > 0 && trace.state[z - 1] == kTraceM) EXPECT_EQ(trace.k[z], trace.k[z - 1] + 1);
+      if (trace.state[z] == kTraceM && z > 0 && trace.state[z - 1] == kTraceM) {
+        EXPECT_EQ(trace.k[z], trace.k[z - 1] + 1);
+      }
     }
     EXPECT_EQ(next_residue, L + 1) << target.name;
     trace.index_domains();

@@ -3,8 +3,9 @@
 // the one-thread-per-target path; Viterbi and Forward for samples and for
 // every target that reaches them), on hmmer-examples' profiles against real
 // proteins, planted consensus repeats that overflow the filters' integer
-// ranges, and edge lengths; and the whole pipeline gives the same counts
-// and scores on either engine. Skipped without a GPU.
+// ranges, and edge lengths; the whole pipeline gives the same counts
+// and scores on either engine; and domain definition's parser passes give
+// the same domain posteriors. Skipped without a GPU.
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -111,8 +112,29 @@ class HmmGpu : public ::testing::Test {
       EXPECT_EQ(got.passed[p].target, expected.passed[p].target);
       EXPECT_TRUE(same_bits(got.passed[p].score_bits, expected.passed[p].score_bits));
     }
+    // Domain definition's parser passes: the sample and every passed target.
+    std::vector<std::uint32_t> decoded = sample;
+    for (const PassedTarget& passed : expected.passed) decoded.push_back(passed.target);
+    expect_same_posteriors(hmm.name, decoded, reference->domain_posteriors(decoded), gpu->domain_posteriors(decoded),
+                           targets);
     RecordProperty(hmm.name + "_msv_overflows", overflows);
     RecordProperty(hmm.name + "_passed_forward", static_cast<int>(expected.passed.size()));
+  }
+
+  static void expect_same_posteriors(const std::string& what, const std::vector<std::uint32_t>& which,
+                                     const std::vector<DomainPosteriors>& expected,
+                                     const std::vector<DomainPosteriors>& got,
+                                     const std::vector<TargetSequence>& targets) {
+    ASSERT_EQ(got.size(), expected.size()) << what;
+    for (std::size_t w = 0; w < which.size(); ++w) {
+      const std::string where = what + " domain posteriors, target " + targets[which[w]].name;
+      ASSERT_EQ(got[w].mocc.size(), expected[w].mocc.size()) << where;
+      for (std::size_t i = 0; i < got[w].mocc.size(); ++i) {
+        ASSERT_TRUE(same_bits(got[w].mocc[i], expected[w].mocc[i])) << where << " mocc row " << i;
+        ASSERT_TRUE(same_bits(got[w].btot[i], expected[w].btot[i])) << where << " btot row " << i;
+        ASSERT_TRUE(same_bits(got[w].etot[i], expected[w].etot[i])) << where << " etot row " << i;
+      }
+    }
   }
 
   static void expect_same(const std::string& what, const std::vector<std::uint32_t>& sample,

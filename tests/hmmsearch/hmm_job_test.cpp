@@ -277,6 +277,9 @@ class OffByOneUlpEngine : public HmmEngine {
     for (float& score : scores) score = std::nextafter(score, INFINITY);
     return scores;
   }
+  std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) override {
+    return inner_->domain_posteriors(targets);
+  }
 
  private:
   std::unique_ptr<HmmEngine> inner_ = make_reference_engine();
