@@ -10,18 +10,26 @@
 //                    metastudent-data's whole UniProt set (scripts/make_bench_db.sh).
 //   --hmms LIST      profiles, comma separated; default hmmer-examples' globins4,
 //                    Pkinase and SMC_N ($HELIX_HMMER_EXAMPLES is the tutorial folder).
-//   --hmmsearch PATH the peer; default /usr/bin/hmmsearch. Run as
-//                    `hmmsearch --cpu N --nonull2 -Z <targets> --noali --tblout F -o F`
-//                    on an uncompressed copy of the database (its read time counts:
-//                    it is part of what hmmsearch does end to end).
+//   --hmmsearch PATH the peer; default /usr/bin/hmmsearch. Run with its defaults
+//                    (null2, domains, alignments) as `hmmsearch --cpu N -Z <targets>
+//                    --domZ <targets> --tblout F --domtblout F -o F` on an
+//                    uncompressed copy of the database (its read time counts: it is
+//                    part of what hmmsearch does end to end).
 //   --cpu N          hmmsearch's worker threads; default 16.
 //
 // Benchmarks, one per profile (the argument is the profile's index):
 //   BM_GpuMsv       MSV filter, every target (the warp kernels).
 //   BM_GpuViterbi   Viterbi filter, the targets the pipeline sends to it.
 //   BM_GpuForward   Forward, the targets that pass Viterbi.
-//   BM_GpuPipeline  search_chunk end to end on the GPU engine (MSV, the host's
-//                   bias filter and decisions, Viterbi, Forward, E-values).
+//   BM_GpuPipeline  search_chunk on the GPU engine: the filters only (MSV, the
+//                   host's decisions, bias, Viterbi, Forward, E-values).
+//   BM_GpuDomains   domain definition's parser passes (Forward and Backward
+//                   over each target that passed Forward) on the GPU, and the
+//                   host's decoding of their posteriors.
+//   BM_GpuReport    everything hmmsearch does, end to end: the filters, domain
+//                   definition (posteriors on the GPU, regions, envelopes,
+//                   sampling, null2 and alignments on one host thread), and
+//                   the tblout, domtblout and human-readable texts.
 //   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
 //                   the profile and the database, all filters, domains, output).
 // Loading the targets into the GPU happens once, outside the timing.
@@ -51,6 +59,8 @@
 #include "hmm_file.h"
 #include "hmm_filters.h"
 #include "hmm_pipeline.h"
+#include "hmm_report.h"
+#include "hmm_search.h"
 
 namespace {
 
@@ -221,6 +231,45 @@ void BM_GpuPipeline(benchmark::State& state) {
   state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
 }
 
+void BM_GpuDomains(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  const StageTargets stages = stage_targets(profile);
+  HmmEngine& engine = gpu_engine();
+  timed(state, residues_of(stages.forward), profile,
+        [&] { benchmark::DoNotOptimize(engine.domain_posteriors(stages.forward)); });
+  state.counters["targets"] = static_cast<double>(stages.forward.size());
+}
+
+// What hmmsearch writes for one profile, from the GPU engine's pipeline.
+std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, PipelineCounts& counts) {
+  const Workload& load = workload();
+  PipelineOptions options;
+  options.database_sequences = static_cast<double>(load.chunk.size());
+  engine.load_profile(profile);
+  const ChunkSearch search = search_chunk(profile, load.chunk, engine, options);
+  counts = search.counts;
+  QueryReport report;
+  report.name = profile.name, report.accession = profile.accession, report.description = profile.description;
+  report.M = profile.M;
+  report.options.Z = report.options.domZ = options.database_sequences;
+  report.targets = domain_hits(profile, load.targets, search, engine, options);
+  sort_report_targets(report.targets);
+  apply_thresholds(report);
+  return tblout_report_text(report) + domtblout_report_text(report) +
+         query_report_text(report, report_statistics_text(report, search.counts, options));
+}
+
+void BM_GpuReport(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  HmmEngine& engine = gpu_engine();
+  PipelineCounts counts;
+  timed(state, static_cast<double>(workload().chunk.codes.size()), profile,
+        [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, counts)); });
+  state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
+}
+
 double children_cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_CHILDREN, &usage);
@@ -231,9 +280,10 @@ void BM_Hmmsearch(benchmark::State& state) {
   Workload& load = workload();
   const SearchProfile& profile = load.profiles[state.range(0)];
   const std::string out = "/tmp/hmm_bench_out." + std::to_string(getpid());
-  const std::string command = g_hmmsearch + " --cpu " + std::to_string(g_cpu) + " --nonull2 -Z " +
-                              std::to_string(load.chunk.size()) + " --noali --tblout " + out + ".tbl -o " + out +
-                              ".txt " + load.hmm_paths[state.range(0)] + " " + load.plain_fasta;
+  const std::string Z = std::to_string(load.chunk.size());
+  const std::string command = g_hmmsearch + " --cpu " + std::to_string(g_cpu) + " -Z " + Z + " --domZ " + Z +
+                              " --tblout " + out + ".tbl --domtblout " + out + ".dom -o " + out + ".txt " +
+                              load.hmm_paths[state.range(0)] + " " + load.plain_fasta;
   double wall = 0, cpu = 0;
   for (auto _ : state) {
     const double cpu_before = children_cpu_seconds();
@@ -280,6 +330,8 @@ int main(int argc, char** argv) {
                         benchmark::RegisterBenchmark("BM_GpuViterbi", BM_GpuViterbi),
                         benchmark::RegisterBenchmark("BM_GpuForward", BM_GpuForward),
                         benchmark::RegisterBenchmark("BM_GpuPipeline", BM_GpuPipeline),
+                        benchmark::RegisterBenchmark("BM_GpuDomains", BM_GpuDomains),
+                        benchmark::RegisterBenchmark("BM_GpuReport", BM_GpuReport),
                         benchmark::RegisterBenchmark("BM_Hmmsearch", BM_Hmmsearch)}) {
       profiles(bench);
       bench->DenseRange(0, static_cast<int>(load.profiles.size()) - 1);

@@ -5,13 +5,16 @@
 //   hmmsearch -Z 1000000 --domZ 1000000 --cpu 1 -o O
 //             --tblout T --domtblout D <hmm> <fasta>
 //
-// Our side: the CPU reference pipeline, define_domains() and score_target()
-// for every target that passed Forward, the report model (hmm_report.h), and
-// its tblout / domtblout text. Every row of both tables must be identical,
-// byte for byte: target and domain sets, full-sequence and best-domain
-// scores, bias and E-values, exp/reg/clu/ov/env/dom/rep/inc, each domain's
-// c-/i-Evalue, score, bias, hmm/ali/env coordinates and accuracy. The
-// header lines are compared too; the '#' tail (paths, date) is not.
+// Our side: the CPU reference pipeline and domain_hits() (define_domains()
+// and score_target() for every target that passed Forward), the report model
+// (hmm_report.h), its tblout / domtblout and human-readable text. Every row
+// of both tables must be identical, byte for byte: target and domain sets,
+// full-sequence and best-domain scores, bias and E-values,
+// exp/reg/clu/ov/env/dom/rep/inc, each domain's c-/i-Evalue, score, bias,
+// hmm/ali/env coordinates and accuracy; and so must the human-readable text
+// from "Query:" to "//" (alignments included; hmmsearch's two timing lines
+// left out). The header lines are compared too; the '#' tail (paths, date)
+// is not.
 //
 // Skipped when hmmsearch, hmmer-examples or mmseqs2-examples is missing.
 #include <algorithm>
@@ -30,6 +33,7 @@
 #include "hmm_oracle_util.h"
 #include "hmm_pipeline.h"
 #include "hmm_report.h"
+#include "hmm_search.h"
 
 namespace helix::hmm {
 namespace {
@@ -105,15 +109,7 @@ Tables run_ours(const std::vector<ProfileHmm>& models, const std::vector<TargetS
     report.name = profile.name, report.accession = profile.accession, report.description = profile.description;
     report.M = profile.M;
     report.options.Z = kZ, report.options.domZ = kDomZ;
-    for (const PassedTarget& passed : search.passed) {
-      const TargetSequence& target = targets[passed.target];
-      const int L = static_cast<int>(target.codes.size());
-      DomainDefinition definition = define_domains(profile, target.codes.data(), L);
-      const TargetScores scores = score_target(profile, passed.forward_nats, passed.null_nats, L, definition);
-      if (scores.dropped || std::exp(scores.ln_p) * kZ > report.options.E) continue;
-      report.targets.push_back(
-          report_target(target.name, "", target.description, L, scores, std::move(definition)));
-    }
+    report.targets = domain_hits(profile, targets, search, *engine, options);
     sort_report_targets(report.targets);
     apply_thresholds(report);
     tbl += tblout_report_text(report, q == 0);

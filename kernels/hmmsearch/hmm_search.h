@@ -1,0 +1,23 @@
+// hmm_search.h: one profile against one chunk of targets, all of hmmsearch's
+// per-target work: the filter pipeline (hmm_pipeline.h), then, for the
+// targets that passed Forward, domain definition (whole-target posteriors on
+// the engine, the rest on the host: hmm_domains.h) and their report records
+// (hmm_report.h).
+#pragma once
+#include <vector>
+
+#include "hmm_engine.h"
+#include "hmm_pipeline.h"
+#include "hmm_report.h"
+
+namespace helix::hmm {
+
+// The ReportTargets hmmsearch keeps in its hit list for the targets of
+// `search` that passed Forward: those whose domain definition kept a domain
+// and whose E-value (over Z = options.database_sequences, or the chunk's
+// size) is <= options.report_evalue. `targets` are the chunk's sequences (for
+// names); `engine` holds the chunk and the profile.
+std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
+                                      const ChunkSearch& search, HmmEngine& engine, const PipelineOptions& options);
+
+}  // namespace helix::hmm
