@@ -1,6 +1,7 @@
 // hmm_app_kind.cpp: the volunteer side of the hmmsearch kind: read the WU,
-// pick the engine, search the chunk block by block (checkpointed), write
-// "tblout", "stats", "scores" and, last, "summary" (each atomically).
+// pick the engine, search the chunk block by block (filters on the engine,
+// domain definition on the CPU; checkpointed), write "tblout", "domtblout",
+// "out", "scores", "domains" and, last, "summary" (each atomically).
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -24,8 +25,10 @@ class HmmsearchAppKind : public AppKind {
     // The GPU's results are spot-checked against the CPU reference as they come.
     const hmm::HmmJobResult result = hmm::run_hmm_job(params, *engine, runtime, !options.force_cpu);
     write_file_atomic(runtime.resolve("tblout"), hmm::tblout_output(result));
-    write_file_atomic(runtime.resolve("stats"), hmm::stats_output(result));
+    write_file_atomic(runtime.resolve("domtblout"), hmm::domtblout_output(result));
+    write_file_atomic(runtime.resolve("out"), hmm::out_output(result));
     write_file_atomic(runtime.resolve("scores"), hmm::scores_tsv(result.rows));
+    write_file_atomic(runtime.resolve("domains"), hmm::domains_tsv(result.rows));
     write_file_atomic(runtime.resolve("summary"), hmm::hmm_summary_json(result));
     std::fprintf(stderr, "helix hmmsearch: %llu targets, %zu past the Forward filter\n",
                  static_cast<unsigned long long>(params.chunk_targets), result.rows.size());

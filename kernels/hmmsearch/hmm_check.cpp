@@ -4,11 +4,14 @@
 // (targets and residues the chunk's, each filter passing at most what the
 // one before passed), the scores file's rows (canonical numbers, in order,
 // inside the chunk, one per target past Forward, reported iff its E-value
-// over the whole database is within -E), then the tblout and stats files
-// byte for byte as the server writes them from those. With the WU's inputs
-// at hand: the params, profiles and database are the WU's, every row names
-// its target, and a random sample of targets is re-run on the CPU reference:
-// the same fate (past Forward or not) and the same scores bit for bit.
+// over the whole database is within -E), the domains file's records (one per
+// row, coordinates inside the target and the model, displays of one width),
+// then the tblout, domtblout and out files byte for byte as the server
+// writes them from those. With the WU's inputs at hand: the params,
+// profiles and database are the WU's, every row names its target, and a
+// random sample of targets is re-run on the CPU reference: the same fate
+// (past Forward or not), the same scores and, for those that pass, the same
+// domain definition, bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -115,24 +118,87 @@ void read_scores(const std::string& path, Result& result) {
                 " past Forward");
 }
 
+// One display line: empty (optional lines only) or `width` characters.
+void require_display_line(const std::string& line, std::size_t width, bool optional, const std::string& what) {
+  require((optional && line.empty()) || line.size() == width, what + " is not as wide as the alignment");
+}
+
+// A domain: envelope inside the target, alignment inside the envelope and
+// the model, its display as wide as the trace can be, finite numbers.
+void check_domain(const DomainHit& d, const TargetDomains& target, int M, const std::string& at) {
+  const AlignmentDisplay& a = d.alignment;
+  require(1 <= d.ienv && d.ienv <= d.iali && d.iali <= d.jali && d.jali <= d.jenv && d.jenv <= target.length,
+          at + "envelope or alignment outside the target");
+  require(a.sqfrom == d.iali && a.sqto == d.jali && a.L == target.length && a.M == M,
+          at + "the alignment's ends or lengths are not the domain's");
+  require(1 <= a.hmmfrom && a.hmmfrom <= a.hmmto && a.hmmto <= M, at + "model coordinates outside the model");
+  for (float v : {d.envsc_nats, d.domcorrection_nats, d.dombias_nats, d.oasc, d.bitscore})
+    require(std::isfinite(v), at + "a score is not finite");
+  require(!std::isnan(d.ln_p) && d.ln_p <= 0, at + "ln_p out of range");
+  // A column is an aligned residue or a deletion inside the model range.
+  const std::size_t width = a.model.size();
+  require(width >= 1 && width <= static_cast<std::size_t>((a.sqto - a.sqfrom + 1) + (a.hmmto - a.hmmfrom + 1)),
+          at + "the alignment display's width is impossible");
+  for (const std::string* line : {&a.mline, &a.aseq, &a.ppline}) require_display_line(*line, width, false, at + "a display line");
+  for (const std::string* line : {&a.rfline, &a.mmline, &a.csline}) require_display_line(*line, width, true, at + "an annotation line");
+}
+
+// A row's domain definition: dropped ones have no domains and no scores;
+// kept ones at least one domain, counts that fit, the best domain the first
+// of the highest bitscore.
+void check_target_domains(const ScoreRow& row, int M) {
+  const std::string at = "domains: profile " + std::to_string(row.profile) + " target " + std::to_string(row.ordinal) + ": ";
+  const TargetDomains& t = row.domains;
+  const DomainDefinition& def = t.definition;
+  const TargetScores& s = t.scores;
+  require(t.length >= 1, at + "length 0");
+  require(std::isfinite(def.nexpected) && def.nexpected >= 0 && def.nclustered <= def.nregions &&
+              def.noverlaps <= def.nenvelopes && def.domains.size() <= static_cast<std::size_t>(def.nenvelopes),
+          at + "domain counts that cannot be");
+  if (s.dropped) {
+    require(def.domains.empty() && s.score_bits == 0 && s.pre_score_bits == 0 && s.sum_score_bits == 0 &&
+                s.ln_p == 0 && s.best_domain == 0,
+            at + "dropped, yet it has domains or scores");
+    return;
+  }
+  require(!def.domains.empty() && def.nregions >= 1, at + "kept without a domain");
+  require(std::isfinite(s.score_bits) && std::isfinite(s.pre_score_bits) && std::isfinite(s.sum_score_bits) &&
+              !std::isnan(s.ln_p) && s.ln_p <= 0,
+          at + "a score or ln_p out of range");
+  for (std::size_t d = 0; d < def.domains.size(); ++d) check_domain(def.domains[d], t, M, at + "domain " + std::to_string(d + 1) + ": ");
+  std::size_t best = 0;
+  for (std::size_t d = 1; d < def.domains.size(); ++d)
+    if (def.domains[d].bitscore > def.domains[best].bitscore) best = d;
+  require(static_cast<std::size_t>(s.best_domain) == best, at + "best_domain is not the best-scoring domain");
+}
+
+void read_domains(const std::string& path, Result& result) {
+  const auto bytes = read_bounded(path, max_domains_bytes(result.job.params), "domains");
+  parse_domains_tsv(std::string(bytes.begin(), bytes.end()), result.job.rows);
+  for (const ScoreRow& row : result.job.rows) check_target_domains(row, result.job.profiles[row.profile].M);
+}
+
 // A text output must be exactly what the server writes from the summary and rows.
 void require_text(const std::string& path, const std::string& expected, const std::string& what) {
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
   if (error) reject(what + " " + path + " is missing or unreadable");
   require(size == expected.size(), what + " is " + std::to_string(size) + " bytes, not the " +
-                                       std::to_string(expected.size()) + " its scores and summary make");
-  require(read_file_text(path) == expected, what + " differs from what its scores and summary make");
+                                       std::to_string(expected.size()) + " its rows and summary make");
+  require(read_file_text(path) == expected, what + " differs from what its rows and summary make");
 }
 
 Result read_result(const std::vector<std::string>& files) {
-  require(files.size() == 4,
-          "an hmmsearch result has 4 files (tblout, stats, scores, summary), not " + std::to_string(files.size()));
+  require(files.size() == kResultFiles,
+          "an hmmsearch result has 6 files (tblout, domtblout, out, scores, domains, summary), not " +
+              std::to_string(files.size()));
   Result result;
-  read_summary(files[3], result);
-  read_scores(files[2], result);
-  require_text(files[0], tblout_output(result.job), "tblout");
-  require_text(files[1], stats_output(result.job), "stats");
+  read_summary(files[kSummaryFile], result);
+  read_scores(files[kScoresFile], result);
+  read_domains(files[kDomainsFile], result);
+  require_text(files[kTbloutFile], tblout_output(result.job), "tblout");
+  require_text(files[kDomtbloutFile], domtblout_output(result.job), "domtblout");
+  require_text(files[kOutFile], out_output(result.job), "out");
   return result;
 }
 
@@ -177,6 +243,9 @@ WuInputs read_wu_inputs(const std::string& dir, const std::string& result_file, 
     const TargetSequence& target = inputs.targets[row.scores.target];
     require(row.name == target.name && row.description == target.description,
             "scores: target " + std::to_string(row.ordinal) + " is " + target.name + " in WU " + wu + ", not " + row.name);
+    require(row.domains.length == static_cast<long>(target.codes.size()),
+            "domains: target " + std::to_string(row.ordinal) + " is not " + std::to_string(row.domains.length) +
+                " residues long in WU " + wu);
   }
   return inputs;
 }
@@ -215,9 +284,12 @@ void sample_check(const Result& result, const WuInputs& wu, const SampleCheck& s
       require(verdicts[k].has_value() == (found != returned.end()),
               at + (verdicts[k] ? "passes the filters on the CPU reference but is missing from scores"
                                 : "is in scores but does not pass the filters on the CPU reference"));
-      if (verdicts[k])
-        require(same_scores(found->second->scores, *verdicts[k]),
-                at + "scores differ from the CPU reference's: " + score_difference(found->second->scores, *verdicts[k]));
+      if (!verdicts[k]) continue;
+      require(same_scores(found->second->scores, *verdicts[k]),
+              at + "scores differ from the CPU reference's: " + score_difference(found->second->scores, *verdicts[k]));
+      const TargetDomains domains = target_domains(wu.profiles[p], wu.targets[chosen[k]], *verdicts[k]);
+      require(same_domains(found->second->domains, domains),
+              at + "domains differ from the CPU reference's: " + domains_difference(found->second->domains, domains));
     }
   }
 }
@@ -229,7 +301,7 @@ CheckOutcome check_hmm_result(const std::vector<std::string>& files, const Serve
   return outcome_of([&] {
     const Result result = read_result(files);
     if (options.inputs_dir.empty()) return;
-    const WuInputs wu = read_wu_inputs(options.inputs_dir, files[0], result);
+    const WuInputs wu = read_wu_inputs(options.inputs_dir, files[kTbloutFile], result);
     sample_check(result, wu, sample);
   });
 }
@@ -243,7 +315,7 @@ CheckOutcome compare_hmm_results(const std::vector<std::string>& files_a, const 
     Result a = read_result(files_a), b = read_result(files_b);
     a.summary.erase("engine"), b.summary.erase("engine");
     require(a.summary == b.summary, "the summaries differ (counts, profiles or params)");
-    // tblout and stats were just checked to be what their summary and rows
+    // The text outputs were just checked to be what their summary and rows
     // make, and the rows' numbers are exact: equal rows mean equal results.
     const auto &x = a.job.rows, &y = b.job.rows;
     require(x.size() == y.size(), "the scores have different numbers of rows");
@@ -254,6 +326,8 @@ CheckOutcome compare_hmm_results(const std::vector<std::string>& files_a, const 
               at + "different targets");
       require(same_scores(x[k].scores, y[k].scores),
               at + "target " + x[k].name + ": " + score_difference(x[k].scores, y[k].scores));
+      require(same_domains(x[k].domains, y[k].domains),
+              at + "target " + x[k].name + " domains: " + domains_difference(x[k].domains, y[k].domains));
     }
   });
 }

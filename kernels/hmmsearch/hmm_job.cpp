@@ -21,7 +21,8 @@
 namespace helix::hmm {
 namespace {
 
-constexpr char kStateMagic[8] = {'H', 'X', 'H', 'M', 'S', 'T', '0', '1'};
+// 02: part 2's state (each passed target's domain definition saved with it).
+constexpr char kStateMagic[8] = {'H', 'X', 'H', 'M', 'S', 'T', '0', '2'};
 constexpr const char* kScoresHeader =
     "profile\ttarget_ordinal\ttarget_name\tmsv_nats\tfilter_nats\tviterbi_nats\tforward_nats\tnull_nats\tscore_bits"
     "\tln_p\treported\tdescription";
@@ -97,27 +98,31 @@ HmmParams parse_hmm_params(const nlohmann::json& json) {
     if (!json.at("bias_filter").is_boolean()) throw InputError(member("bias_filter") + " must be true or false");
     p.bias_filter = json.at("bias_filter").get<bool>();
   }
+  p.domZ = real("domZ", 1e300, 0.0);  // absent: hmmsearch's default (hmm_job.h)
   return p;
 }
 
 nlohmann::json hmm_params_json(const HmmParams& p) {
-  return {{"kind", "hmmsearch"},
-          {"search", p.search},
-          {"chunk", p.chunk},
-          {"chunks", p.chunks},
-          {"first_ordinal", p.first_ordinal},
-          {"chunk_targets", p.chunk_targets},
-          {"chunk_residues", p.chunk_residues},
-          {"chunk_bytes", p.chunk_bytes},
-          {"database_sequences", p.database_sequences},
-          {"database_residues", p.database_residues},
-          {"profile_count", p.profile_count},
-          {"block_targets", p.block_targets},
-          {"report_evalue", p.report_evalue},
-          {"F1", p.F1},
-          {"F2", p.F2},
-          {"F3", p.F3},
-          {"bias_filter", p.bias_filter}};
+  nlohmann::json json = {{"kind", "hmmsearch"},
+                         {"search", p.search},
+                         {"chunk", p.chunk},
+                         {"chunks", p.chunks},
+                         {"first_ordinal", p.first_ordinal},
+                         {"chunk_targets", p.chunk_targets},
+                         {"chunk_residues", p.chunk_residues},
+                         {"chunk_bytes", p.chunk_bytes},
+                         {"database_sequences", p.database_sequences},
+                         {"database_residues", p.database_residues},
+                         {"profile_count", p.profile_count},
+                         {"block_targets", p.block_targets},
+                         {"report_evalue", p.report_evalue},
+                         {"F1", p.F1},
+                         {"F2", p.F2},
+                         {"F3", p.F3},
+                         {"bias_filter", p.bias_filter}};
+  // Written only when set, so that part 1's params keep their meaning and bytes.
+  if (p.domZ > 0) json["domZ"] = p.domZ;
+  return json;
 }
 
 // ---------------------------------------------------------------- the reference on chosen targets
@@ -173,14 +178,88 @@ std::string score_difference(const PassedTarget& a, const PassedTarget& b) {
   return text;
 }
 
+// ---------------------------------------------------------------- domain definition
+
+TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed) {
+  TargetDomains domains;
+  const int L = static_cast<int>(target.codes.size());
+  domains.length = L;
+  domains.definition = define_domains(profile, target.codes.data(), L);
+  domains.scores = score_target(profile, passed.forward_nats, passed.null_nats, L, domains.definition);
+  // Only define_domains and score_target read the per-residue null2 scores;
+  // dropping them keeps checkpoints and results to what the reports print.
+  domains.definition.null2_scores.clear();
+  domains.definition.null2_scores.shrink_to_fit();
+  return domains;
+}
+
+namespace {
+
+// The "domains" file's fields after profile and target_ordinal, in the
+// writer's text; one list serves writing, comparing and canonical parsing.
+const std::vector<std::string> kTargetFieldNames = {
+    "length", "dropped", "score_bits", "pre_score_bits", "sum_score_bits", "ln_p", "best_domain", "nexpected",
+    "nregions", "nclustered", "noverlaps", "nenvelopes", "domains"};
+const std::vector<std::string> kDomainFieldNames = {
+    "domain", "ienv", "jenv", "iali", "jali", "envsc_nats", "domcorrection_nats", "dombias_nats", "oasc", "bitscore",
+    "ln_p", "hmmfrom", "hmmto", "M", "sqfrom", "sqto", "L", "rfline", "mmline", "csline", "model", "mline", "aseq",
+    "ppline"};
+
+std::vector<std::string> target_fields(const TargetDomains& d) {
+  const TargetScores& s = d.scores;
+  const DomainDefinition& def = d.definition;
+  return {std::to_string(d.length), s.dropped ? "1" : "0", hex_float(s.score_bits), hex_float(s.pre_score_bits),
+          hex_float(s.sum_score_bits), hex_float(s.ln_p), std::to_string(s.best_domain), hex_float(def.nexpected),
+          std::to_string(def.nregions), std::to_string(def.nclustered), std::to_string(def.noverlaps),
+          std::to_string(def.nenvelopes), std::to_string(def.domains.size())};
+}
+
+std::vector<std::string> domain_fields(const DomainHit& h, std::size_t index) {
+  const AlignmentDisplay& a = h.alignment;
+  return {std::to_string(index), std::to_string(h.ienv), std::to_string(h.jenv), std::to_string(h.iali),
+          std::to_string(h.jali), hex_float(h.envsc_nats), hex_float(h.domcorrection_nats), hex_float(h.dombias_nats),
+          hex_float(h.oasc), hex_float(h.bitscore), hex_float(h.ln_p), std::to_string(a.hmmfrom),
+          std::to_string(a.hmmto), std::to_string(a.M), std::to_string(a.sqfrom), std::to_string(a.sqto),
+          std::to_string(a.L), a.rfline, a.mmline, a.csline, a.model, a.mline, a.aseq, a.ppline};
+}
+
+// "name 'x' vs 'y'" for each field that differs.
+void note_differences(const std::vector<std::string>& names, const std::vector<std::string>& a,
+                      const std::vector<std::string>& b, const std::string& prefix, std::string& text) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (a[k] != b[k]) text += (text.empty() ? "" : ", ") + prefix + names[k] + " '" + a[k] + "' vs '" + b[k] + "'";
+}
+
+}  // namespace
+
+bool same_domains(const TargetDomains& a, const TargetDomains& b) { return domains_difference(a, b).empty(); }
+
+// The texts are %a for floats (one text per bit pattern but NaN's), decimal
+// for integers and the strings themselves: equal texts are equal values.
+std::string domains_difference(const TargetDomains& a, const TargetDomains& b) {
+  std::string text;
+  note_differences(kTargetFieldNames, target_fields(a), target_fields(b), "", text);
+  const auto& x = a.definition.domains;
+  const auto& y = b.definition.domains;
+  for (std::size_t d = 0; d < std::min(x.size(), y.size()); ++d)
+    note_differences(kDomainFieldNames, domain_fields(x[d], d), domain_fields(y[d], d),
+                     "domain " + std::to_string(d + 1) + " ", text);
+  return text;
+}
+
 // ---------------------------------------------------------------- the job
 
 namespace {
 
+// What one profile has found so far; passed and domains are parallel.
+struct ProfileState {
+  PipelineCounts counts;
+  std::vector<PassedTarget> passed;   // .target = chunk index
+  std::vector<TargetDomains> domains;
+};
 struct JobState {
   std::uint32_t next_block = 0;
-  std::vector<PipelineCounts> counts;              // per profile
-  std::vector<std::vector<PassedTarget>> passed;   // per profile; .target = chunk index
+  std::vector<ProfileState> profiles;
 };
 
 std::string fingerprint(const HmmParams& params) { return hmm_params_json(params).dump(); }
@@ -196,20 +275,58 @@ PipelineCounts get_counts(ByteReader& r) {
   return c;
 }
 
+void put_passed(ByteWriter& w, const PassedTarget& t) {
+  w.put<std::uint32_t>(t.target);
+  for (float v : {t.msv_nats, t.filter_nats, t.viterbi_nats, t.forward_nats, t.null_nats, t.score_bits}) w.put<float>(v);
+  w.put<double>(t.ln_p);
+  w.put<std::uint8_t>(t.viterbi_run), w.put<std::uint8_t>(t.reported);
+}
+PassedTarget get_passed(ByteReader& r) {
+  PassedTarget t;
+  t.target = r.get<std::uint32_t>();
+  for (float* v : {&t.msv_nats, &t.filter_nats, &t.viterbi_nats, &t.forward_nats, &t.null_nats, &t.score_bits})
+    *v = r.get<float>();
+  t.ln_p = r.get<double>();
+  t.viterbi_run = r.get<std::uint8_t>() != 0;
+  t.reported = r.get<std::uint8_t>() != 0;
+  return t;
+}
+
+// A target's domain definition in the checkpoint: the "domains" file's
+// fields (exact text), so that one encoding serves both.
+void put_domains(ByteWriter& w, const TargetDomains& d) {
+  for (const std::string& field : target_fields(d)) w.put_string(field);
+  for (std::size_t k = 0; k < d.definition.domains.size(); ++k)
+    for (const std::string& field : domain_fields(d.definition.domains[k], k)) w.put_string(field);
+}
+
+std::vector<std::string> get_fields(ByteReader& r, std::size_t count) {
+  std::vector<std::string> fields;
+  for (std::size_t k = 0; k < count; ++k) fields.push_back(r.get_string(1 << 24));
+  return fields;
+}
+
+TargetDomains target_domains_of(const std::vector<std::string>& fields, const std::string& where);
+DomainHit domain_hit_of(const std::vector<std::string>& fields, const std::string& where);
+
+TargetDomains get_domains(ByteReader& r) {
+  TargetDomains d = target_domains_of(get_fields(r, kTargetFieldNames.size()), "checkpoint");
+  for (DomainHit& hit : d.definition.domains) hit = domain_hit_of(get_fields(r, kDomainFieldNames.size()), "checkpoint");
+  return d;
+}
+
 std::vector<std::uint8_t> encode_state(const JobState& state, const std::string& print) {
   ByteWriter w;
   w.put_bytes(kStateMagic, 8);
   w.put_string(print);
   w.put<std::uint32_t>(state.next_block);
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(state.counts.size()));
-  for (std::size_t p = 0; p < state.counts.size(); ++p) {
-    put_counts(w, state.counts[p]);
-    w.put<std::uint64_t>(state.passed[p].size());
-    for (const PassedTarget& t : state.passed[p]) {
-      w.put<std::uint32_t>(t.target);
-      for (float v : {t.msv_nats, t.filter_nats, t.viterbi_nats, t.forward_nats, t.null_nats, t.score_bits}) w.put<float>(v);
-      w.put<double>(t.ln_p);
-      w.put<std::uint8_t>(t.viterbi_run), w.put<std::uint8_t>(t.reported);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(state.profiles.size()));
+  for (const ProfileState& profile : state.profiles) {
+    put_counts(w, profile.counts);
+    w.put<std::uint64_t>(profile.passed.size());
+    for (std::size_t k = 0; k < profile.passed.size(); ++k) {
+      put_passed(w, profile.passed[k]);
+      put_domains(w, profile.domains[k]);
     }
   }
   return std::move(w.bytes());
@@ -225,22 +342,15 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
     JobState loaded;
     loaded.next_block = r.get<std::uint32_t>();
     if (loaded.next_block > blocks || r.get<std::uint32_t>() != params.profile_count) return false;
-    loaded.counts.resize(params.profile_count);
-    loaded.passed.resize(params.profile_count);
-    for (std::uint32_t p = 0; p < params.profile_count; ++p) {
-      loaded.counts[p] = get_counts(r);
+    loaded.profiles.resize(params.profile_count);
+    for (ProfileState& profile : loaded.profiles) {
+      profile.counts = get_counts(r);
       const auto n = r.get<std::uint64_t>();
       if (n > params.chunk_targets) return false;
       for (std::uint64_t k = 0; k < n; ++k) {
-        PassedTarget t;
-        t.target = r.get<std::uint32_t>();
-        for (float* v : {&t.msv_nats, &t.filter_nats, &t.viterbi_nats, &t.forward_nats, &t.null_nats, &t.score_bits})
-          *v = r.get<float>();
-        t.ln_p = r.get<double>();
-        t.viterbi_run = r.get<std::uint8_t>() != 0;
-        t.reported = r.get<std::uint8_t>() != 0;
-        if (t.target >= params.chunk_targets) return false;
-        loaded.passed[p].push_back(t);
+        profile.passed.push_back(get_passed(r));
+        if (profile.passed.back().target >= params.chunk_targets) return false;
+        profile.domains.push_back(get_domains(r));
       }
     }
     if (r.remaining() != 0) return false;
@@ -287,6 +397,17 @@ void self_check_block(const SearchProfile& profile, const std::vector<TargetSequ
   }
 }
 
+// Domain definition of the block's passed targets, on the CPU (one call per
+// block and profile: the place an engine's Backward and decoding would go).
+std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
+                                                std::size_t first, const ChunkSearch& search) {
+  std::vector<TargetDomains> domains;
+  domains.reserve(search.passed.size());
+  for (const PassedTarget& passed : search.passed)
+    domains.push_back(target_domains(profile, targets[first + passed.target], passed));
+  return domains;
+}
+
 }  // namespace
 
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check) {
@@ -313,8 +434,7 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
   const auto blocks = static_cast<std::uint32_t>((target_count + params.block_targets - 1) / params.block_targets);
   const std::string print = fingerprint(params);
   JobState state;
-  state.counts.resize(profiles.size());
-  state.passed.resize(profiles.size());
+  state.profiles.resize(profiles.size());
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, params, blocks, state);
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::size_t first = static_cast<std::size_t>(block) * params.block_targets;
@@ -325,10 +445,13 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
       engine.load_profile(profiles[p]);
       const ChunkSearch search = search_chunk(profiles[p], chunk, engine, options);
       if (self_check) self_check_block(profiles[p], targets, first, count, search, options, block);
-      state.counts[p] += search.counts;
+      ProfileState& found = state.profiles[p];
+      found.counts += search.counts;
+      for (TargetDomains& domains : define_block_domains(profiles[p], targets, first, search))
+        found.domains.push_back(std::move(domains));
       for (PassedTarget passed : search.passed) {
         passed.target += static_cast<std::uint32_t>(first);
-        state.passed[p].push_back(passed);
+        found.passed.push_back(passed);
       }
     }
     state.next_block = block + 1;
@@ -340,11 +463,13 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
 
   HmmJobResult result{params, engine.description(), {}, {}};
   for (std::size_t p = 0; p < profiles.size(); ++p) {
-    result.profiles.push_back({hmms[p].name, hmms[p].accession, hmms[p].description, hmms[p].length, state.counts[p]});
-    for (const PassedTarget& passed : state.passed[p]) {
+    ProfileState& found = state.profiles[p];
+    result.profiles.push_back({hmms[p].name, hmms[p].accession, hmms[p].description, hmms[p].length, found.counts});
+    for (std::size_t k = 0; k < found.passed.size(); ++k) {
+      const PassedTarget& passed = found.passed[k];
       const TargetSequence& target = targets[passed.target];
       result.rows.push_back({static_cast<std::uint32_t>(p), params.first_ordinal + passed.target, target.name,
-                             target.description, passed});
+                             target.description, passed, std::move(found.domains[k])});
     }
   }
   runtime.report_progress(1.0);
@@ -353,52 +478,55 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
 
 // ---------------------------------------------------------------- outputs
 
-TblHit tbl_hit_of(const ScoreRow& row) {
-  TblHit hit;
-  hit.name = row.name;
-  hit.description = row.description;
-  hit.score_bits = row.scores.score_bits;
-  hit.bias_bits = 0.0f;  // hmmsearch's bias column is the null2 correction, part 2's (domain definition)
-  hit.ln_p = row.scores.ln_p;
-  return hit;
+QueryReport query_report_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
+                            const HmmParams& params) {
+  QueryReport report;
+  report.name = profile.name, report.accession = profile.accession, report.description = profile.description;
+  report.M = profile.M;
+  report.options.E = params.report_evalue;
+  report.options.Z = static_cast<double>(params.database_sequences);
+  report.options.Z_from_option = true;  // every WU reports over the whole database (-Z)
+  report.options.domZ = params.domZ;
+  for (const ScoreRow& row : rows) {
+    if (row.profile != index) continue;
+    const TargetDomains& found = row.domains;
+    // hmmsearch keeps in its hit list what survived domain definition with
+    // an E-value within -E (p7_Pipeline, with -Z given).
+    if (found.scores.dropped || std::exp(found.scores.ln_p) * report.options.Z > report.options.E) continue;
+    DomainDefinition definition = found.definition;
+    report.targets.push_back(
+        report_target(row.name, "", row.description, found.length, found.scores, std::move(definition)));
+  }
+  sort_report_targets(report.targets);
+  apply_thresholds(report);
+  return report;
 }
 
-SearchProfile printable_profile(const ProfileOutcome& profile) {
-  SearchProfile printable;
-  printable.name = profile.name;
-  printable.accession = profile.accession;
-  printable.M = profile.M;
-  return printable;
+ProfileTexts profile_texts(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
+                           const HmmParams& params, bool header) {
+  const QueryReport report = query_report_of(profile, index, rows, params);
+  ProfileTexts texts;
+  texts.tblout = tblout_report_text(report, header);
+  texts.domtblout = domtblout_report_text(report, header);
+  texts.out = query_report_text(report, report_statistics_text(report, profile.counts, params.pipeline()));
+  return texts;
 }
 
-std::string tblout_text_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
-                           const HmmParams& params) {
-  std::vector<TblHit> hits;
-  for (const ScoreRow& row : rows)
-    if (row.profile == index && row.scores.reported) hits.push_back(tbl_hit_of(row));
-  return tblout_text(printable_profile(profile), std::move(hits), static_cast<double>(params.database_sequences));
-}
+namespace {
 
-std::string stats_text_of(const ProfileOutcome& profile, const HmmParams& params) {
-  std::string text = "Query:       " + profile.name + "  [M=" + std::to_string(profile.M) + "]\n";
-  if (!profile.accession.empty()) text += "Accession:   " + profile.accession + "\n";
-  if (!profile.description.empty()) text += "Description: " + profile.description + "\n";
-  text += pipeline_statistics_text(printable_profile(profile), profile.counts, params.pipeline());
-  return text + "//\n";
-}
-
-std::string tblout_output(const HmmJobResult& result) {
+// Every profile's texts in file order, the table headers with the first.
+std::string joined_output(const HmmJobResult& result, std::string ProfileTexts::*part) {
   std::string text;
   for (std::uint32_t p = 0; p < result.profiles.size(); ++p)
-    text += tblout_text_of(result.profiles[p], p, result.rows, result.params);
+    text += profile_texts(result.profiles[p], p, result.rows, result.params, p == 0).*part;
   return text;
 }
 
-std::string stats_output(const HmmJobResult& result) {
-  std::string text;
-  for (const ProfileOutcome& profile : result.profiles) text += stats_text_of(profile, result.params);
-  return text;
-}
+}  // namespace
+
+std::string tblout_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::tblout); }
+std::string domtblout_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::domtblout); }
+std::string out_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::out); }
 
 std::string scores_tsv(const std::vector<ScoreRow>& rows) {
   std::string text = std::string(kScoresHeader) + "\n";
@@ -488,6 +616,154 @@ std::vector<ScoreRow> parse_scores_tsv(const std::string& text, std::uint64_t fi
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// ---------------------------------------------------------------- the domains file
+
+namespace {
+
+std::string header_line(const char* record, const std::vector<std::string>& names) {
+  std::string line = std::string("#") + record + "\tprofile\ttarget_ordinal";
+  for (const std::string& name : names) line += "\t" + name;
+  return line + "\n";
+}
+
+std::string record_line(const char* record, const ScoreRow& row, const std::vector<std::string>& fields) {
+  std::string line = std::string(record) + "\t" + std::to_string(row.profile) + "\t" + std::to_string(row.ordinal);
+  for (const std::string& field : fields) line += "\t" + field;
+  return line + "\n";
+}
+
+// A display line: printable ASCII (spaces included, tabs and newlines not).
+std::string display_line(const std::string& text, const std::string& what) {
+  for (char c : text)
+    if (c < ' ' || c > '~') throw InputError(what + " holds a character that is not printable ASCII");
+  return text;
+}
+
+int small_integer(const std::string& text, const std::string& what) {
+  return static_cast<int>(canonical_integer(text, 1 << 30, what));
+}
+
+// Fields of a target line (after profile and target_ordinal); domains sized
+// by its count, to be filled by domain_hit_of. Canonical text only.
+TargetDomains target_domains_of(const std::vector<std::string>& f, const std::string& where) {
+  if (f.size() != kTargetFieldNames.size()) throw InputError(where + ": not a target record");
+  TargetDomains d;
+  d.length = static_cast<long>(canonical_integer(f[0], 100000, where + " length"));
+  if (f[1] != "0" && f[1] != "1") throw InputError(where + ": dropped is not 0 or 1");
+  d.scores.dropped = f[1] == "1";
+  d.scores.score_bits = canonical_float(f[2], where + " score_bits");
+  d.scores.pre_score_bits = canonical_float(f[3], where + " pre_score_bits");
+  d.scores.sum_score_bits = canonical_float(f[4], where + " sum_score_bits");
+  d.scores.ln_p = canonical_double(f[5], where + " ln_p");
+  d.scores.best_domain = small_integer(f[6], where + " best_domain");
+  d.definition.nexpected = canonical_float(f[7], where + " nexpected");
+  d.definition.nregions = small_integer(f[8], where + " nregions");
+  d.definition.nclustered = small_integer(f[9], where + " nclustered");
+  d.definition.noverlaps = small_integer(f[10], where + " noverlaps");
+  d.definition.nenvelopes = small_integer(f[11], where + " nenvelopes");
+  // No more domains than residues: each envelope holds at least one.
+  d.definition.domains.resize(canonical_integer(f[12], static_cast<std::uint64_t>(d.length), where + " domains"));
+  return d;
+}
+
+DomainHit domain_hit_of(const std::vector<std::string>& f, const std::string& where) {
+  if (f.size() != kDomainFieldNames.size()) throw InputError(where + ": not a domain record");
+  DomainHit h;
+  h.ienv = small_integer(f[1], where + " ienv"), h.jenv = small_integer(f[2], where + " jenv");
+  h.iali = small_integer(f[3], where + " iali"), h.jali = small_integer(f[4], where + " jali");
+  h.envsc_nats = canonical_float(f[5], where + " envsc_nats");
+  h.domcorrection_nats = canonical_float(f[6], where + " domcorrection_nats");
+  h.dombias_nats = canonical_float(f[7], where + " dombias_nats");
+  h.oasc = canonical_float(f[8], where + " oasc");
+  h.bitscore = canonical_float(f[9], where + " bitscore");
+  h.ln_p = canonical_double(f[10], where + " ln_p");
+  AlignmentDisplay& a = h.alignment;
+  a.hmmfrom = small_integer(f[11], where + " hmmfrom"), a.hmmto = small_integer(f[12], where + " hmmto");
+  a.M = small_integer(f[13], where + " M");
+  a.sqfrom = small_integer(f[14], where + " sqfrom"), a.sqto = small_integer(f[15], where + " sqto");
+  a.L = small_integer(f[16], where + " L");
+  std::string* lines[] = {&a.rfline, &a.mmline, &a.csline, &a.model, &a.mline, &a.aseq, &a.ppline};
+  for (std::size_t k = 0; k < 7; ++k) *lines[k] = display_line(f[17 + k], where + " " + kDomainFieldNames[17 + k]);
+  return h;
+}
+
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    fields.push_back(line.substr(start, tab - start));
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+// Reads the text's lines in order; each must end with a newline.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& text) : text_(text) {}
+  bool done() const { return at_ == text_.size(); }
+  int number() const { return number_; }
+  std::string next() {
+    ++number_;
+    const std::size_t end = text_.find('\n', at_);
+    if (end == std::string::npos)
+      throw InputError("domains line " + std::to_string(number_) + ": missing (or no final newline)");
+    std::string line = text_.substr(at_, end - at_);
+    at_ = end + 1;
+    return line;
+  }
+
+ private:
+  const std::string& text_;
+  std::size_t at_ = 0;
+  int number_ = 0;
+};
+
+// The fields of a record line of `row` after its kind, profile and ordinal.
+std::vector<std::string> record_fields(LineReader& lines, const char* record, const ScoreRow& row,
+                                       std::string& where) {
+  std::vector<std::string> f = tab_fields(lines.next());
+  where = "domains line " + std::to_string(lines.number());
+  if (f.size() < 3 || f[0] != record || f[1] != std::to_string(row.profile) || f[2] != std::to_string(row.ordinal))
+    throw InputError(where + ": not the " + (record[0] == 'T' ? "target" : "domain") + " record of profile " +
+                     std::to_string(row.profile) + " target " + std::to_string(row.ordinal) + " (the scores' order)");
+  f.erase(f.begin(), f.begin() + 3);
+  return f;
+}
+
+}  // namespace
+
+std::string domains_tsv(const std::vector<ScoreRow>& rows) {
+  std::string text = header_line("T", kTargetFieldNames) + header_line("D", kDomainFieldNames);
+  for (const ScoreRow& row : rows) {
+    text += record_line("T", row, target_fields(row.domains));
+    const std::vector<DomainHit>& domains = row.domains.definition.domains;
+    for (std::size_t k = 0; k < domains.size(); ++k) text += record_line("D", row, domain_fields(domains[k], k));
+  }
+  return text;
+}
+
+void parse_domains_tsv(const std::string& text, std::vector<ScoreRow>& rows) {
+  LineReader lines(text);
+  if (lines.next() + "\n" != header_line("T", kTargetFieldNames) ||
+      lines.next() + "\n" != header_line("D", kDomainFieldNames))
+    throw InputError("domains: missing or wrong header lines");
+  std::string where;
+  for (ScoreRow& row : rows) {
+    std::vector<std::string> fields = record_fields(lines, "T", row, where);
+    TargetDomains found = target_domains_of(fields, where);
+    if (target_fields(found) != fields) throw InputError(where + ": a number not written as the app writes it");
+    std::vector<DomainHit>& domains = found.definition.domains;
+    for (std::size_t k = 0; k < domains.size(); ++k) {
+      fields = record_fields(lines, "D", row, where);
+      domains[k] = domain_hit_of(fields, where);
+      if (domain_fields(domains[k], k) != fields)
+        throw InputError(where + ": a number not written as the app writes it, or domains out of order");
+    }
+    row.domains = std::move(found);
+  }
+  if (!lines.done()) throw InputError("domains line " + std::to_string(lines.number() + 1) + ": a record of no row");
 }
 
 std::string hmm_summary_json(const HmmJobResult& result) {

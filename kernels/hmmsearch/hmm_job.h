@@ -5,11 +5,14 @@
 //
 // Contents:
 //   HmmParams, parse_hmm_params(), hmm_params_json()   the WU's "params" JSON
-//   ProfileOutcome, ScoreRow, HmmJobResult            what a search of one chunk found
+//   TargetDomains, ProfileOutcome, ScoreRow, HmmJobResult   what a search of one chunk found
 //   run_hmm_job()                                      the app's job, checkpointed between blocks of targets
 //   reference_verdicts(), same_scores()                the CPU reference on chosen targets (self-check, validator)
-//   tblout_text_of(), stats_text_of()                  the "tblout" and "stats" outputs, per profile
+//   target_domains(), same_domains()                   domain definition of one passed target (job, validator)
+//   query_report_of(), profile_texts()                 a profile's hmmsearch report from the rows
+//   tblout_output(), domtblout_output(), out_output()  the "tblout", "domtblout" and "out" outputs
 //   scores_tsv(), parse_scores_tsv()                   the "scores" output (every target past Forward, exact)
+//   domains_tsv(), parse_domains_tsv()                 the "domains" output (their domain definition, exact)
 //   hmm_summary_json()                                 the "summary" output (last; names the kind)
 //
 // A WU is one chunk of the database (FASTA, in database order) against one or
@@ -25,8 +28,10 @@
 
 #include "core/runtime.h"
 #include "hmm_alphabet.h"
+#include "hmm_domains.h"
 #include "hmm_engine.h"
 #include "hmm_pipeline.h"
+#include "hmm_report.h"
 
 namespace helix::hmm {
 
@@ -46,6 +51,12 @@ struct HmmParams {
   std::uint32_t profile_count = 0;          // models in the "profiles" file
   std::uint32_t block_targets = kDefaultBlockTargets;  // targets searched between checkpoints
   double report_evalue = 10.0;              // hmmsearch -E
+  // hmmsearch --domZ: the domain search space, set for the whole search.
+  // 0 (absent from the JSON): hmmsearch's own default, the number of targets
+  // reported; a WU's files count its chunk's, the merged report the whole
+  // database's (domain E-values are printed from stored P-values, so the
+  // choice changes no computed number, only what is printed and reported).
+  double domZ = 0;
   double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;   // hmmsearch --F1/--F2/--F3
   bool bias_filter = true;                  // false: hmmsearch --nobias
   PipelineOptions pipeline() const;         // the options search_chunk takes (Z = database_sequences)
@@ -53,7 +64,7 @@ struct HmmParams {
 // {"kind": "hmmsearch", "search", "chunk", "chunks", "first_ordinal",
 //  "chunk_targets", "chunk_residues", "chunk_bytes", "database_sequences",
 //  "database_residues", "profile_count", "block_targets"?, "report_evalue"?,
-//  "F1"?, "F2"?, "F3"?, "bias_filter"?}. Throws InputError, one line naming
+//  "F1"?, "F2"?, "F3"?, "bias_filter"?, "domZ"? (written only when set)}. Throws InputError, one line naming
 // the member, on anything missing, mistyped or absurd (a P-value threshold
 // outside (0, 1], a chunk larger than the database, ...).
 HmmParams parse_hmm_params(const nlohmann::json& json);
@@ -65,12 +76,22 @@ struct ProfileOutcome {
   int M = 0;
   PipelineCounts counts;
 };
-// One target that passed the Forward filter for one profile: a line of "scores".
+// Domain definition of one target past Forward (hmm_domains.h): what
+// hmmsearch's reports print of it. definition.null2_scores is not kept (the
+// reports never print it; the scores and domains derived from it are kept).
+struct TargetDomains {
+  long length = 0;              // L, residues
+  TargetScores scores;          // scores.dropped: no domain, not in any report
+  DomainDefinition definition;  // counts and domains (each with its alignment display)
+};
+// One target that passed the Forward filter for one profile: a line of
+// "scores" and its record in "domains".
 struct ScoreRow {
   std::uint32_t profile = 0;        // index in the profiles file
   std::uint64_t ordinal = 0;        // database ordinal; the chunk index is ordinal - first_ordinal
   std::string name, description;    // the target's FASTA id and the rest of its header
-  PassedTarget scores;              // scores.target = the chunk index
+  PassedTarget scores;              // scores.target = the chunk index; the filter stage's (pre-domain) scores
+  TargetDomains domains;
 };
 struct HmmJobResult {
   HmmParams params;
@@ -103,23 +124,36 @@ bool same_scores(const PassedTarget& a, const PassedTarget& b);
 // "msv 0x1.2p+3 vs 0x1.3p+3, ..." for the first fields that differ.
 std::string score_difference(const PassedTarget& a, const PassedTarget& b);
 
-// The tblout row of a reported target (no target accession in FASTA; the
-// bias column is 0.0 until null2 comes with domain definition).
-TblHit tbl_hit_of(const ScoreRow& row);
-// A SearchProfile that carries only what tblout_text and
-// pipeline_statistics_text print (name, accession, M).
-SearchProfile printable_profile(const ProfileOutcome& profile);
-// hmmsearch --tblout for one profile: tblout_text of its reported rows
-// (`rows` may hold other profiles' rows too) with Z = database_sequences.
-std::string tblout_text_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
-                           const HmmParams& params);
-// hmmsearch's text for one query around the pipeline statistics:
-// "Query:       NAME  [M=149]", its "Accession:" and "Description:" lines
-// when the model has them, the statistics, "//".
-std::string stats_text_of(const ProfileOutcome& profile, const HmmParams& params);
-// The "tblout" and "stats" outputs: every profile's block, in order.
+// Domain definition and hmmsearch's per-target scores for one target that
+// passed the Forward filter (define_domains then score_target, on the CPU).
+// The one place the job and the validator run it, so that moving Backward
+// and decoding to an engine later changes one function.
+TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed);
+// Every number, count and display string equal (floats bit for bit).
+bool same_domains(const TargetDomains& a, const TargetDomains& b);
+// "score_bits 0x1.2p+3 vs ..., domain 2 ienv 10 vs 11" for the first differences.
+std::string domains_difference(const TargetDomains& a, const TargetDomains& b);
+
+// hmmsearch's report model for profile `index` from the rows (`rows` may hold
+// other profiles' too): the targets hmmsearch keeps (not dropped, E-value
+// over Z = database_sequences within report_evalue), sorted, thresholds
+// applied with the params' domZ (0: the number of targets reported).
+QueryReport query_report_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
+                            const HmmParams& params);
+// A profile's three texts: --tblout and --domtblout rows (with their header
+// lines when `header`), and the human-readable query block (query_report_text
+// with report_statistics_text, no timing lines), "Query:" to "//".
+struct ProfileTexts {
+  std::string tblout, domtblout, out;
+};
+ProfileTexts profile_texts(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
+                           const HmmParams& params, bool header);
+// The WU's "tblout", "domtblout" and "out": every profile's in file order, as
+// one hmmsearch run over the chunk's targets writes them (the table headers
+// once, before the first profile's rows; no banner, no '#' tail, no timing).
 std::string tblout_output(const HmmJobResult& result);
-std::string stats_output(const HmmJobResult& result);
+std::string domtblout_output(const HmmJobResult& result);
+std::string out_output(const HmmJobResult& result);
 
 // "scores": a header line, then one tab-separated line per row: profile,
 // target_ordinal, target_name, msv_nats, filter_nats, viterbi_nats ("-" when
@@ -132,6 +166,25 @@ std::string scores_tsv(const std::vector<ScoreRow>& rows);
 std::vector<ScoreRow> parse_scores_tsv(const std::string& text, std::uint64_t first_ordinal);
 // The bytes one scores line may take beyond its name and description.
 constexpr std::uint64_t kMaxScoreLineFixedBytes = 320;
+
+// "domains": two header lines ("#T\t..." and "#D\t...": the field names),
+// then for every row, in the rows' order, a target line and one line per
+// domain, tab-separated:
+//   T profile target_ordinal length dropped score_bits pre_score_bits
+//     sum_score_bits ln_p best_domain nexpected nregions nclustered noverlaps
+//     nenvelopes domains
+//   D profile target_ordinal domain ienv jenv iali jali envsc_nats
+//     domcorrection_nats dombias_nats oasc bitscore ln_p hmmfrom hmmto M
+//     sqfrom sqto L rfline mmline csline model mline aseq ppline
+// Floats and doubles as %a (exact); the display lines as they are (empty
+// when the model has no such annotation). Reported / included flags are not
+// written: apply_thresholds derives them.
+std::string domains_tsv(const std::vector<ScoreRow>& rows);
+// Fills rows[k].domains from the text; InputError naming the line for
+// anything malformed, not canonical, or not in the rows' order.
+void parse_domains_tsv(const std::string& text, std::vector<ScoreRow>& rows);
+// Bytes of a domains target line, and of a domain line beyond its display.
+constexpr std::uint64_t kMaxDomainTargetLineBytes = 400, kMaxDomainLineFixedBytes = 400;
 
 // {"kind": "hmmsearch", "engine", "params", "profiles": [{"name",
 // "accession", "description", "M", "targets", "residues", "past_msv", "past_bias",

@@ -61,6 +61,14 @@ constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
 // profile, each name and description at most once per profile (they are in
 // the chunk's FASTA, chunk_bytes).
 std::uint64_t max_scores_bytes(const HmmParams& params);
+// The domains file at its largest, a sanity bound rather than a worst case:
+// every target past Forward for every profile (a target line each) and every
+// residue of the chunk inside a domain of every profile, at
+// kMaxDomainBytesPerResidue (a domain line's 400 fixed bytes shared by its
+// residues, and about 8 bytes per alignment column: seven display lines and
+// a tab; deletions add columns). Searches come nowhere near it.
+constexpr std::uint64_t kMaxDomainBytesPerResidue = 64;
+std::uint64_t max_domains_bytes(const HmmParams& params);
 
 // ---------------------------------------------------------------- validator
 
@@ -73,22 +81,25 @@ struct SampleCheck {
   std::size_t drawn = 192;
   unsigned seed = 0;
 };
-// Validator init mode for files = {tblout, stats, scores, summary};
+// The result's files, in the order of output_names().
+constexpr std::size_t kTbloutFile = 0, kDomtbloutFile = 1, kOutFile = 2, kScoresFile = 3, kDomainsFile = 4,
+                      kSummaryFile = 5, kResultFiles = 6;
+// Validator init mode for files = {tblout, domtblout, out, scores, domains, summary};
 // docs/hmmsearch.md lists the checks. With options.inputs_dir the WU's inputs
 // are read there and a sample of targets is re-run on the CPU reference.
 // Never throws.
 CheckOutcome check_hmm_result(const std::vector<std::string>& files, const ServerOptions& options,
                               const SampleCheck& sample);
 CheckOutcome check_hmm_result(const std::vector<std::string>& files, const ServerOptions& options);
-// Equivalent iff the summaries are equal as JSON apart from "engine" and the
-// tblout, stats and scores files are equal byte for byte (every score is
-// written exactly). Never throws.
+// Equivalent iff the summaries are equal as JSON apart from "engine" and
+// every row's scores and domain definition are equal (exactly; the text
+// outputs are functions of those). Never throws.
 CheckOutcome compare_hmm_results(const std::vector<std::string>& files_a, const std::vector<std::string>& files_b);
 
 // ---------------------------------------------------------------- assimilator
 
-// Creates hmmsearch_chunks, hmmsearch_profiles, hmmsearch_passed
-// (docs/hmmsearch.md) if absent. Throws std::runtime_error on SQL errors.
+// Creates hmmsearch_chunks, hmmsearch_profiles, hmmsearch_passed,
+// hmmsearch_targets and hmmsearch_domains (docs/hmmsearch.md) if absent. Throws std::runtime_error on SQL errors.
 void create_hmm_tables(sqlite3* db);
 // Replaces whatever WU wu_id had stored with this result's rows (the caller
 // holds the transaction). Throws InputError for unreadable or malformed files.
@@ -96,7 +107,8 @@ void store_hmm_result(sqlite3* db, long long wu_id, const std::vector<std::strin
 // The searches stored, by name.
 std::vector<std::string> hmm_searches(sqlite3* db);
 // One search merged over its chunks: per profile the summed counts, and every
-// stored target past Forward (rows by profile, then ordinal). Its params are
+// stored target past Forward with its domain definition (rows by profile,
+// then ordinal): profile_texts() of it is one whole-database run's. Its params are
 // those of its lowest stored chunk (only the search-wide members, Z, E,
 // F1..F3, ..., mean anything). One stored
 // result per chunk is used (the lowest wu_id when a chunk was stored twice).

@@ -10,7 +10,7 @@ namespace {
 class HmmsearchServerKind : public ServerKind {
  public:
   std::string name() const override { return "hmmsearch"; }
-  std::vector<std::string> output_names() const override { return {"tblout", "stats", "scores", "summary"}; }
+  std::vector<std::string> output_names() const override { return {"tblout", "domtblout", "out", "scores", "domains", "summary"}; }
   void add_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) const override {
     hmm::add_hmm_workunit_command(parent, std::move(emit));
   }

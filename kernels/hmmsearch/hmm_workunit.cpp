@@ -4,8 +4,9 @@
 // chunk holding every profile. Every input is read and checked before the
 // first file is written, so a refused command leaves nothing behind.
 //
-// And `helix-wu hmmsearch report`: a search's merged tblout and pipeline
-// statistics per profile, from the results database the assimilator fills.
+// And `helix-wu hmmsearch report`: a search's merged tblout, domtblout and
+// human-readable report per profile, from the results database the
+// assimilator fills.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -50,6 +51,11 @@ std::uint64_t max_scores_bytes(const HmmParams& params) {
                     (params.chunk_targets * kMaxScoreLineFixedBytes + params.chunk_bytes);
 }
 
+std::uint64_t max_domains_bytes(const HmmParams& params) {
+  return 4096 + static_cast<std::uint64_t>(params.profile_count) *
+                    (params.chunk_targets * kMaxDomainTargetLineBytes + params.chunk_residues * kMaxDomainBytesPerResidue);
+}
+
 namespace {
 
 // BOINC aborts a task past rsc_fpops_bound; 20x leaves room for hosts whose
@@ -64,6 +70,10 @@ constexpr double kMemoryBaseBytes = 256.0 * (1 << 20);
 constexpr double kMemoryBytesPerChunkByte = 3;
 constexpr double kMemoryBytesPerTarget = 100;
 constexpr double kMemoryBytesPerNode = 1024;
+// Domain definition keeps a few float DP matrices (Forward, Backward,
+// posteriors, optimal accuracy; three states a cell) of an envelope, at
+// worst the chunk's longest target against the longest model.
+constexpr double kMemoryBytesPerDomainCell = 48;
 // Disk: inputs and outputs, with room for the temporary file of an atomic write.
 constexpr double kDiskBoundFactor = 3;
 // A tblout line beyond its names, accessions and description; and a header line.
@@ -74,6 +84,7 @@ struct MakeOptions {
   std::uint64_t chunk_residues = kDefaultChunkResidues;
   std::uint32_t block_targets = kDefaultBlockTargets;
   double report_evalue = 10, F1 = 0.02, F2 = 1e-3, F3 = 1e-5;
+  double domZ = 0;  // 0: not given (hmmsearch's default, hmm_job.h)
   bool no_bias = false;
 };
 
@@ -81,6 +92,7 @@ struct MakeOptions {
 struct PlannedChunk {
   std::size_t first = 0, end = 0;
   std::uint64_t residues = 0;
+  std::size_t longest_target = 0;  // residues
   std::string fasta;
   HmmParams params;
 };
@@ -91,6 +103,7 @@ struct Plan {
   std::vector<TargetSequence> database;
   std::vector<PlannedChunk> chunks;
   std::uint64_t residues = 0, total_nodes = 0;
+  int longest_profile = 0;  // nodes
   std::size_t longest_name = 0, longest_description = 0, longest_profile_label = 0;
 };
 
@@ -132,9 +145,10 @@ std::vector<PlannedChunk> plan_chunks(const std::vector<TargetSequence>& databas
   for (std::size_t k = 0; k < database.size(); ++k) {
     const std::uint64_t length = database[k].codes.size();
     if (chunks.empty() || (chunks.back().residues > 0 && chunks.back().residues + length > limit))
-      chunks.push_back({k, k, 0, {}, {}});
+      chunks.push_back({k, k, 0, 0, {}, {}});
     chunks.back().end = k + 1;
     chunks.back().residues += length;
+    chunks.back().longest_target = std::max<std::size_t>(chunks.back().longest_target, length);
   }
   return chunks;
 }
@@ -169,6 +183,7 @@ Plan make_plan(const MakeOptions& options) {
   plan.database = parse_targets(read_input(options.database, "database"), "database " + options.database);
   for (const ProfileHmm& hmm : plan.profiles) {
     plan.total_nodes += hmm.length;
+    plan.longest_profile = std::max(plan.longest_profile, hmm.length);
     plan.longest_profile_label = std::max(plan.longest_profile_label, hmm.name.size() + hmm.accession.size());
   }
   for (const TargetSequence& target : plan.database) {
@@ -195,6 +210,7 @@ Plan make_plan(const MakeOptions& options) {
     p.report_evalue = options.report_evalue;
     p.F1 = options.F1, p.F2 = options.F2, p.F3 = options.F3;
     p.bias_filter = !options.no_bias;
+    p.domZ = options.domZ;
     p = parse_hmm_params(hmm_params_json(p));  // refuses what the app would refuse (-E 0, --F1 2, ...)
   }
   return plan;
@@ -205,25 +221,32 @@ WorkunitSpec workunit_spec(const Plan& plan, const PlannedChunk& chunk, const st
   WorkunitSpec spec;
   spec.name = wu;
   spec.inputs = {{"params", inputs[0]}, {"profiles", inputs[1]}, {"database", inputs[2]}};
-  spec.outputs = {"tblout", "stats", "scores", "summary"};
+  spec.outputs = {"tblout", "domtblout", "out", "scores", "domains", "summary"};
   spec.fpops_estimate = static_cast<double>(chunk.residues) * static_cast<double>(plan.total_nodes) * kOpsPerCell;
   spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;
   const double targets = static_cast<double>(chunk.end - chunk.first);
   spec.memory_bound_bytes = kMemoryBaseBytes + kMemoryBytesPerChunkByte * static_cast<double>(chunk.fasta.size()) +
                             kMemoryBytesPerTarget * targets +
-                            kMemoryBytesPerNode * static_cast<double>(plan.total_nodes);
+                            kMemoryBytesPerNode * static_cast<double>(plan.total_nodes) +
+                            kMemoryBytesPerDomainCell * static_cast<double>(chunk.longest_target) *
+                                static_cast<double>(plan.longest_profile);
   // Every target reported for every profile, with the longest names.
   const double line = kTbloutLineFixedBytes + 2.0 * std::max<std::size_t>(plan.longest_name, 20) +
                       static_cast<double>(plan.longest_description) +
                       2.0 * std::max<std::size_t>(plan.longest_profile_label, 20);
   const double profiles = static_cast<double>(plan.profiles.size());
   const double tblout = profiles * (kTbloutHeaderBytes + line + targets * line);
-  const double stats = profiles * 4096;
   const double scores = static_cast<double>(max_scores_bytes(chunk.params));
+  // A domtblout line is about a domains line's fixed part; the text holds
+  // each displayed alignment once more with names and coordinates per block.
+  const double domains = static_cast<double>(max_domains_bytes(chunk.params));
+  const double domtblout = tblout + domains;
+  const double out = tblout + 2 * domains + profiles * 4096;
   double input_bytes = 0;
   for (const std::string& path : inputs) input_bytes += static_cast<double>(fs::file_size(path));
-  spec.disk_bound_bytes = kDiskBoundFactor * (input_bytes + tblout + stats + scores + kMaxSummaryBytes);
-  spec.max_output_bytes = std::max({tblout, stats, scores, static_cast<double>(kMaxSummaryBytes)});
+  spec.disk_bound_bytes =
+      kDiskBoundFactor * (input_bytes + tblout + domtblout + out + scores + domains + kMaxSummaryBytes);
+  spec.max_output_bytes = std::max({tblout, domtblout, out, scores, domains, static_cast<double>(kMaxSummaryBytes)});
   return spec;
 }
 
@@ -291,13 +314,16 @@ void add_make_command(CLI::App& hmmsearch, std::function<void(const WorkunitSpec
   command->add_option("--F2", options->F2, "Viterbi filter P-value threshold (default 1e-3)");
   command->add_option("--F3", options->F3, "Forward filter P-value threshold (default 1e-5)");
   command->add_flag("--nobias", options->no_bias, "turn off the bias filter (hmmsearch --nobias)");
+  command->add_option("--domZ", options->domZ,
+                      "domain search space (hmmsearch --domZ); default: the number of targets reported, counted "
+                      "over the whole database in the merged report");
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit] { run_make(*options, emit); });
 }
 
 // ---------------------------------------------------------------- report
 
-struct ReportOptions {
+struct ReportCommandOptions {
   std::string results, search, out;
   bool partial = false;
 };
@@ -317,7 +343,18 @@ std::vector<std::string> profile_stems(const std::vector<ProfileOutcome>& profil
   return stems;
 }
 
-void run_report(const ReportOptions& options) {
+// Rows of a tblout: the lines that are not comments.
+std::size_t reported_targets(const std::string& tblout) {
+  std::size_t rows = 0;
+  for (std::size_t at = 0; at < tblout.size();) {
+    const std::size_t end = std::min(tblout.find('\n', at), tblout.size());
+    rows += tblout[at] != '#';
+    at = end + 1;
+  }
+  return rows;
+}
+
+void run_report(const ReportCommandOptions& options) {
   if (!fs::is_regular_file(options.results)) throw InputError("results database " + options.results + " does not exist");
   sqlite3* raw = nullptr;
   const int code = sqlite3_open_v2(options.results.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
@@ -338,23 +375,24 @@ void run_report(const ReportOptions& options) {
               report.params.chunks, static_cast<unsigned long long>(report.params.database_sequences));
   for (std::uint32_t p = 0; p < report.profiles.size(); ++p) {
     const std::string base = options.out + "/" + search + "." + stems[p];
-    write_file_atomic(base + ".tblout", tblout_text_of(report.profiles[p], p, report.rows, report.params));
-    write_file_atomic(base + ".stats", stats_text_of(report.profiles[p], report.params));
-    std::size_t reported = 0;
-    for (const ScoreRow& row : report.rows) reported += row.profile == p && row.scores.reported;
-    std::printf("  %-20s %6zu reported  %s.tblout, .stats\n", report.profiles[p].name.c_str(), reported, base.c_str());
+    const ProfileTexts texts = profile_texts(report.profiles[p], p, report.rows, report.params, true);
+    write_file_atomic(base + ".tblout", texts.tblout);
+    write_file_atomic(base + ".domtblout", texts.domtblout);
+    write_file_atomic(base + ".out", texts.out);
+    std::printf("  %-20s %6zu targets reported  %s.tblout, .domtblout, .out\n", report.profiles[p].name.c_str(),
+                reported_targets(texts.tblout), base.c_str());
   }
 }
 
 void add_report_command(CLI::App& hmmsearch) {
-  auto options = std::make_shared<ReportOptions>();
+  auto options = std::make_shared<ReportCommandOptions>();
   auto* command = hmmsearch.add_subcommand(
-      "report", "a search's merged result: per profile one tblout and its pipeline statistics, as one run of "
+      "report", "a search's merged result: per profile its tblout, domtblout and report text, as one run of "
                 "hmmsearch over the whole database would write them");
   command->add_option("--results", options->results, "the results database (helix-assimilate --db)")->required();
   command->add_option("--search", options->search, "the search's name (helix-wu hmmsearch make --name); "
                                                    "may be left out when the database holds one search");
-  command->add_option("--out", options->out, "output directory: SEARCH.<profile>.tblout and .stats")->required();
+  command->add_option("--out", options->out, "output directory: SEARCH.<profile>.tblout, .domtblout and .out")->required();
   command->add_flag("--partial", options->partial, "report from the chunks stored so far (E-values stay the whole "
                                                    "database's; hits in missing chunks are missing)");
   command->callback([options] { run_report(*options); });

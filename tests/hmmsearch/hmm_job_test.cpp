@@ -1,7 +1,8 @@
 // hmm_job_test.cpp: the hmmsearch work unit end to end on the CPU (and the
 // GPU when present), on hmmer-examples' real profiles (globins4, fn3) and
 // globins45.fa: params parsed and refused, blocks giving the chunk's whole
-// search, the scores file exact both ways, restarts after every block giving
+// search and every passed target's domain definition, the scores and domains
+// files exact both ways, restarts after every block giving
 // the same bytes, an engine that disagrees with the reference stopped by the
 // self-check, and bad input refused with one error line and no result.
 #include <unistd.h>
@@ -35,7 +36,7 @@ std::string tutorial(const char* file) {
 }
 const std::string kGlobins4 = tutorial("globins4.hmm"), kFn3 = tutorial("fn3.hmm"), kMade1 = tutorial("MADE1.hmm");
 const std::string kGlobins45 = tutorial("globins45.fa");
-const std::vector<std::string> kOutputs = {"tblout", "stats", "scores", "summary"};
+const std::vector<std::string> kOutputs = {"tblout", "domtblout", "out", "scores", "domains", "summary"};
 
 class HmmJob : public ::testing::Test {
  protected:
@@ -89,6 +90,11 @@ TEST_F(HmmJob, ParamsRoundTripAndAbsurdOnesAreRefused) {
   EXPECT_EQ(defaults.F1, 0.02);
   EXPECT_EQ(defaults.F3, 1e-5);
   EXPECT_TRUE(defaults.bias_filter);
+  EXPECT_EQ(defaults.domZ, 0.0);  // hmmsearch's default: the number of targets reported
+  EXPECT_FALSE(hmm_params_json(p).contains("domZ"));
+  HmmParams with_domZ = p;
+  with_domZ.domZ = 1e6;
+  EXPECT_EQ(parse_hmm_params(hmm_params_json(with_domZ)).domZ, 1e6);
   auto refused = [&](const char* key, const nlohmann::json& value, const std::string& words) {
     nlohmann::json json = hmm_params_json(p);
     if (value.is_null()) json.erase(key);
@@ -114,6 +120,8 @@ TEST_F(HmmJob, ParamsRoundTripAndAbsurdOnesAreRefused) {
   refused("chunk", 1, "\"chunk\"");                   // chunk 1 of 1
   refused("profile_count", 0, "\"profile_count\"");
   refused("bias_filter", 1, "\"bias_filter\"");
+  refused("domZ", 0, "\"domZ\"");
+  refused("domZ", "many", "\"domZ\"");
 }
 
 TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
@@ -149,6 +157,8 @@ TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
       EXPECT_EQ(got.ordinal, passed.target);
       EXPECT_EQ(got.name, targets_[passed.target].name);
       EXPECT_TRUE(same_scores(got.scores, passed)) << got.name << ": " << score_difference(got.scores, passed);
+      const TargetDomains domains = target_domains(profile, targets_[passed.target], passed);
+      EXPECT_TRUE(same_domains(got.domains, domains)) << got.name << ": " << domains_difference(got.domains, domains);
     }
   }
   EXPECT_EQ(row, result.rows.size());
@@ -157,11 +167,19 @@ TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
   const std::string tblout = tblout_output(result);
   EXPECT_NE(tblout.find("globins4"), std::string::npos);
   EXPECT_NE(tblout.find("\nMYG_HORSE "), std::string::npos);
-  const std::string stats = stats_output(result);
-  EXPECT_EQ(stats.rfind("Query:       globins4  [M=149]\n", 0), 0u) << stats;
-  EXPECT_NE(stats.find("Accession:   PF00041.13\nDescription: Fibronectin type III domain\n"), std::string::npos);
-  EXPECT_NE(stats.find("Target sequences:                         45  (6519 residues searched)"), std::string::npos)
-      << stats;
+  EXPECT_EQ(tblout.rfind("#", 0), 0u);  // the header, once
+  EXPECT_EQ(tblout.find("# target name", 10), tblout.rfind("# target name"));
+  const std::string domtblout = domtblout_output(result);
+  EXPECT_NE(domtblout.find("\nMYG_HORSE "), std::string::npos);
+  // out: hmmsearch's text per query, statistics with it, no banner.
+  const std::string out = out_output(result);
+  EXPECT_EQ(out.rfind("Query:       globins4  [M=149]\n", 0), 0u) << out;
+  EXPECT_NE(out.find("Accession:   PF00041.13\nDescription: Fibronectin type III domain\n"), std::string::npos);
+  EXPECT_NE(out.find("Target sequences:                         45  (6519 residues searched)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  == domain 1  score: "), std::string::npos);
+  EXPECT_NE(out.find("[number of targets reported over threshold]"), std::string::npos);
+  EXPECT_EQ(out.find("CPU time"), std::string::npos);
 }
 
 TEST_F(HmmJob, ScoresAreExactBothWaysAndOnlyCanonicalTextIsRead) {
@@ -201,6 +219,43 @@ TEST_F(HmmJob, ScoresAreExactBothWaysAndOnlyCanonicalTextIsRead) {
   EXPECT_THROW(parse_scores_tsv(text, 1), InputError);  // ordinal 0 outside a chunk starting at 1
   EXPECT_THROW(parse_scores_tsv(text.substr(0, text.size() - 1), 0), InputError);  // no final newline
   EXPECT_THROW(parse_scores_tsv("profile\ttarget\n", 0), InputError);
+}
+
+TEST_F(HmmJob, DomainsAreExactBothWaysAndOnlyCanonicalTextIsRead) {
+  DirectoryRuntime runtime(dir_.string());
+  runtime.set_checkpoint_every_call(false);
+  auto engine = make_reference_engine();
+  const HmmJobResult result = run_hmm_job(params(16), *engine, runtime, false);
+  const std::string text = domains_tsv(result.rows);
+  std::vector<ScoreRow> back = result.rows;
+  for (ScoreRow& row : back) row.domains = TargetDomains{};
+  parse_domains_tsv(text, back);
+  std::size_t domains = 0;
+  for (std::size_t k = 0; k < back.size(); ++k) {
+    EXPECT_TRUE(same_domains(back[k].domains, result.rows[k].domains)) << domains_difference(back[k].domains, result.rows[k].domains);
+    domains += back[k].domains.definition.domains.size();
+  }
+  EXPECT_GT(domains, back.size() / 2);
+  EXPECT_EQ(domains_tsv(back), text);
+  // What is not as the app writes it is refused.
+  auto refused = [&](const std::string& changed) {
+    std::vector<ScoreRow> rows = result.rows;
+    EXPECT_THROW(parse_domains_tsv(changed, rows), InputError);
+  };
+  const std::size_t first_domain = text.find("\nD\t") + 1;
+  const std::size_t first_domain_end = text.find('\n', first_domain) + 1;
+  refused(text.substr(0, first_domain) + text.substr(first_domain_end));          // a domain line missing
+  refused(text.substr(0, text.size() - 1));                                        // no final newline
+  refused(text + text.substr(first_domain, first_domain_end - first_domain));      // a line of no row
+  std::string changed = text;
+  changed.insert(changed.find("\t0x", first_domain), "\t0x0p+0");  // one field too many
+  refused(changed);
+  changed = text;
+  const std::size_t hex = changed.find("\t0x1.", first_domain) + 1;
+  changed.insert(changed.find('p', hex), "0");  // the same float, not written as %a writes it
+  refused(changed);
+  std::vector<ScoreRow> fewer(result.rows.begin(), result.rows.end() - 1);
+  EXPECT_THROW(parse_domains_tsv(text, fewer), InputError);  // records of no row
 }
 
 // Runs the app kind until it finishes, stopping after every checkpoint when
@@ -252,8 +307,8 @@ TEST_F(HmmJob, GpuWritesTheCpuBytes) {
   remove_outputs(dir_);
   const auto gpu = run_app(dir_, params(16), false, true, &restarts);
   EXPECT_EQ(restarts, 1);  // 3 blocks
-  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(gpu[k], cpu[k]) << kOutputs[k];
-  nlohmann::json gpu_summary = nlohmann::json::parse(gpu[3]), cpu_summary = nlohmann::json::parse(cpu[3]);
+  for (std::size_t k = 0; k + 1 < kOutputs.size(); ++k) EXPECT_EQ(gpu[k], cpu[k]) << kOutputs[k];
+  nlohmann::json gpu_summary = nlohmann::json::parse(gpu.back()), cpu_summary = nlohmann::json::parse(cpu.back());
   EXPECT_NE(gpu_summary["engine"], cpu_summary["engine"]);
   gpu_summary.erase("engine"), cpu_summary.erase("engine");
   EXPECT_EQ(gpu_summary, cpu_summary);

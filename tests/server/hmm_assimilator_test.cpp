@@ -2,8 +2,9 @@
 // exactly one whole-database run: 2,000 real proteins (mmseqs2-examples)
 // and the 45 globins, searched with globins4, fn3 and Pkinase in 7 chunks
 // (helix-wu), each WU run with the reference engine and stored; the merged
-// report's tblout per profile equals tblout_text() of search_chunk() over the
-// whole database byte for byte, and its summed counts equal that run's.
+// report (counts, every row's scores and domain definition, and per profile
+// its tblout, domtblout and text report) equals a single WU's over the whole
+// database, byte for byte.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -62,9 +63,12 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
     if (c == 0) {
       EXPECT_THROW(hmm::hmm_report(db, "as", false), InputError);  // 1 of 7 chunks
       EXPECT_EQ(hmm::hmm_report(db, "as", true).chunks_stored, 1u);
-      const long long rows = count_rows(db, "hmmsearch_passed");
+      const long long rows = count_rows(db, "hmmsearch_passed"), domains = count_rows(db, "hmmsearch_domains");
+      EXPECT_EQ(count_rows(db, "hmmsearch_targets"), rows);
       hmm::store_hmm_result(db, 100, result.files());  // re-assimilating changes nothing
       EXPECT_EQ(count_rows(db, "hmmsearch_passed"), rows);
+      EXPECT_EQ(count_rows(db, "hmmsearch_targets"), rows);
+      EXPECT_EQ(count_rows(db, "hmmsearch_domains"), domains);
       EXPECT_EQ(count_rows(db, "hmmsearch_profiles"), 3);
     }
   }
@@ -86,56 +90,63 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
       },
       InputError);
 
-  // One hmmsearch over the whole database: search_chunk on all targets, Z = all.
-  const auto targets = hmm::parse_targets(read_file_text(d.fasta), "database");
-  ASSERT_EQ(targets.size(), 2045u);
+  // One WU over the whole database (one chunk), run the same way.
+  const auto whole_run = run_hmm_wu({"hmmsearch", "make", "--name", "wh", "--profiles", d.profiles, "--database", d.fasta,
+                                     "-E", "0.01", "--out", d.dir + "/whole"});
+  ASSERT_EQ(whole_run.specs.size(), 1u);
+  fs::create_directories(d.dir + "/whole_result");
+  const hmm::HmmJobResult whole = run_hmm_spec(whole_run.specs[0], d.dir + "/whole_result").result;
   EXPECT_EQ(report.params.database_sequences, 2045u);
-  const hmm::TargetChunk chunk = hmm::make_target_chunk(targets);
-  const auto hmms = hmm::parse_hmm_file(read_file_text(d.profiles), "profiles");
-  auto engine = hmm::make_reference_engine();
-  engine->load_targets(chunk);
-  const hmm::PipelineOptions options = report.params.pipeline();
   ASSERT_EQ(report.profiles.size(), 3u);
-  std::size_t reported_hits = 0;
   for (std::uint32_t p = 0; p < 3; ++p) {
-    const hmm::SearchProfile profile = hmm::configure_profile(hmms[p]);
-    engine->load_profile(profile);
-    const hmm::ChunkSearch whole = hmm::search_chunk(profile, chunk, *engine, options);
-    std::vector<hmm::TblHit> hits;
-    for (const hmm::PassedTarget& t : whole.passed)
-      if (t.reported) hits.push_back({targets[t.target].name, "", targets[t.target].description, t.score_bits, 0.0f, t.ln_p});
-    reported_hits += hits.size();
-    const std::string expected_tblout = hmm::tblout_text(profile, hits, 2045);
-    EXPECT_EQ(hmm::tblout_text_of(report.profiles[p], p, report.rows, report.params), expected_tblout) << hmms[p].name;
-    const hmm::PipelineCounts& got = report.profiles[p].counts;
-    EXPECT_EQ(got.targets, whole.counts.targets);
-    EXPECT_EQ(got.residues, whole.counts.residues);
-    EXPECT_EQ(got.past_msv, whole.counts.past_msv);
-    EXPECT_EQ(got.past_bias, whole.counts.past_bias);
-    EXPECT_EQ(got.past_viterbi, whole.counts.past_viterbi);
-    EXPECT_EQ(got.past_forward, whole.counts.past_forward);
-    const std::string stats = hmm::stats_text_of(report.profiles[p], report.params);
-    EXPECT_NE(stats.find(hmm::pipeline_statistics_text(profile, whole.counts, options)), std::string::npos) << stats;
-    // Every stored score is the whole run's, bit for bit.
-    std::size_t k = 0;
-    for (const hmm::ScoreRow& row : report.rows) {
-      if (row.profile != p) continue;
-      ASSERT_LT(k, whole.passed.size());
-      EXPECT_EQ(row.ordinal, whole.passed[k].target);
-      EXPECT_TRUE(hmm::same_scores(row.scores, whole.passed[k])) << row.name;
-      ++k;
-    }
-    EXPECT_EQ(k, whole.passed.size());
+    const hmm::PipelineCounts &got = report.profiles[p].counts, &want = whole.profiles[p].counts;
+    EXPECT_EQ(got.targets, want.targets);
+    EXPECT_EQ(got.residues, want.residues);
+    EXPECT_EQ(got.past_msv, want.past_msv);
+    EXPECT_EQ(got.past_bias, want.past_bias);
+    EXPECT_EQ(got.past_viterbi, want.past_viterbi);
+    EXPECT_EQ(got.past_forward, want.past_forward);
   }
-  EXPECT_GT(reported_hits, 45u);  // the globins and real kinases, from several chunks
+  // Every stored row is the whole run's, bit for bit, domains included.
+  ASSERT_EQ(report.rows.size(), whole.rows.size());
+  std::size_t domains = 0;
+  for (std::size_t k = 0; k < report.rows.size(); ++k) {
+    const hmm::ScoreRow &got = report.rows[k], &want = whole.rows[k];
+    EXPECT_TRUE(got.profile == want.profile && got.ordinal == want.ordinal && got.name == want.name &&
+                got.description == want.description)
+        << k;
+    EXPECT_TRUE(hmm::same_scores(got.scores, want.scores)) << got.name;
+    EXPECT_TRUE(hmm::same_domains(got.domains, want.domains)) << got.name << ": "
+                                                             << hmm::domains_difference(got.domains, want.domains);
+    domains += got.domains.definition.domains.size();
+  }
+  EXPECT_GT(domains, 60u);  // the globins, fn3 repeats and real kinases, from several chunks
+  // The texts: the whole run's (with hmmsearch's default domZ: the targets
+  // reported over the whole database, which no single chunk knows).
+  std::size_t reported_rows = 0;
+  for (std::uint32_t p = 0; p < 3; ++p) {
+    const hmm::ProfileTexts merged = hmm::profile_texts(report.profiles[p], p, report.rows, report.params, true);
+    const hmm::ProfileTexts single = hmm::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
+    EXPECT_EQ(merged.tblout, single.tblout) << report.profiles[p].name;
+    EXPECT_EQ(merged.domtblout, single.domtblout) << report.profiles[p].name;
+    EXPECT_EQ(merged.out, single.out) << report.profiles[p].name;
+    for (char c : merged.tblout) reported_rows += c == '\n';
+    reported_rows -= 3;  // the header lines
+  }
+  EXPECT_GT(reported_rows, 45u);
+  EXPECT_NE(hmm::profile_texts(report.profiles[0], 0, report.rows, report.params, true)
+                .out.find("  [number of targets reported over threshold]\n"),
+            std::string::npos);
 
-  // `helix-wu hmmsearch report` writes the same, one tblout and stats per profile.
+  // `helix-wu hmmsearch report` writes the same, three files per profile.
   const auto reported = run_hmm_wu({"hmmsearch", "report", "--results", db_path, "--out", d.dir + "/report"});
   ASSERT_EQ(reported.error, "");
   for (std::uint32_t p = 0; p < 3; ++p) {
     const std::string base = d.dir + "/report/as." + report.profiles[p].name;
-    EXPECT_EQ(read_file_text(base + ".tblout"), hmm::tblout_text_of(report.profiles[p], p, report.rows, report.params));
-    EXPECT_EQ(read_file_text(base + ".stats"), hmm::stats_text_of(report.profiles[p], report.params));
+    const hmm::ProfileTexts single = hmm::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
+    EXPECT_EQ(read_file_text(base + ".tblout"), single.tblout);
+    EXPECT_EQ(read_file_text(base + ".domtblout"), single.domtblout);
+    EXPECT_EQ(read_file_text(base + ".out"), single.out);
   }
   EXPECT_NE(run_hmm_wu({"hmmsearch", "report", "--results", d.dir + "/none.sqlite", "--out", d.dir + "/r2"}).error, "");
 }

@@ -43,10 +43,12 @@ WuRun run_hmm_wu(const std::vector<std::string>& args) {
 }
 
 void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths) {
-  write_file_atomic(paths[0], hmm::tblout_output(result));
-  write_file_atomic(paths[1], hmm::stats_output(result));
-  write_file_atomic(paths[2], hmm::scores_tsv(result.rows));
-  write_file_atomic(paths[3], hmm::hmm_summary_json(result));
+  write_file_atomic(paths[hmm::kTbloutFile], hmm::tblout_output(result));
+  write_file_atomic(paths[hmm::kDomtbloutFile], hmm::domtblout_output(result));
+  write_file_atomic(paths[hmm::kOutFile], hmm::out_output(result));
+  write_file_atomic(paths[hmm::kScoresFile], hmm::scores_tsv(result.rows));
+  write_file_atomic(paths[hmm::kDomainsFile], hmm::domains_tsv(result.rows));
+  write_file_atomic(paths[hmm::kSummaryFile], hmm::hmm_summary_json(result));
 }
 
 HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir) {
@@ -58,7 +60,7 @@ HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir) 
   auto engine = hmm::make_reference_engine();
   HmmResult out;
   out.result = hmm::run_hmm_job(params, *engine, runtime, false);
-  for (int k = 0; k < 4; ++k) out.paths.push_back(result_dir + "/" + spec.name + "_0_" + std::to_string(k));
+  for (std::size_t k = 0; k < hmm::kResultFiles; ++k) out.paths.push_back(result_dir + "/" + spec.name + "_0_" + std::to_string(k));
   write_hmm_files(out.result, out.paths);
   fs::remove_all(run_dir);
   return out;

@@ -3,7 +3,7 @@
 // (globins45.fa; the first N of mmseqs2-examples' 20,000), `helix-wu
 // hmmsearch ...` run in-process, and genuine results: WUs made by the work
 // generator and run with the reference engine, written as the app writes
-// them under BOINC's result file names (<wu>_0_0 .. <wu>_0_3).
+// them under BOINC's result file names (<wu>_0_0 .. <wu>_0_5).
 #pragma once
 #include <string>
 #include <vector>
@@ -31,14 +31,14 @@ std::string mmseqs_proteins(const std::string& dir, std::size_t count);
 WuRun run_hmm_wu(const std::vector<std::string>& args);
 
 struct HmmResult {
-  std::vector<std::string> paths;  // tblout, stats, scores, summary
+  std::vector<std::string> paths;  // tblout, domtblout, out, scores, domains, summary
   hmm::HmmJobResult result;
   const std::vector<std::string>& files() const { return paths; }
 };
-// Writes `result`'s four files as the app does, under `paths`.
+// Writes `result`'s six files as the app does, under `paths`.
 void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths);
 // Runs WU `spec` (inputs as helix-wu wrote them) with the reference engine and
-// writes its outputs into `result_dir` as <wu>_0_0 .. <wu>_0_3.
+// writes its outputs into `result_dir` as <wu>_0_0 .. <wu>_0_5.
 HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir);
 
 }  // namespace helix::test

@@ -4,7 +4,8 @@
 // BOINC mode, --cpu) runs them in slot directories of BOINC soft links (the
 // first twice); `helix-validate init --inputs` and `compare` accept them;
 // `helix-assimilate` stores one of each; `helix-wu hmmsearch report` writes
-// the merged tblout, equal to one in-process run over the whole database.
+// the merged tblout, domtblout and text, equal to one in-process run over
+// the whole database.
 // And a truncated database: the app exits non-zero with one error line and
 // no result files.
 #include <filesystem>
@@ -20,7 +21,7 @@ namespace helix::test {
 namespace {
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kOutputs = {"tblout", "stats", "scores", "summary"};
+const std::vector<std::string> kOutputs = {"tblout", "domtblout", "out", "scores", "domains", "summary"};
 
 // A slot as the client makes it: each logical name a BOINC soft link to the WU's file.
 void make_slot(const std::string& slot, const WorkunitSpec& spec) {
@@ -92,10 +93,11 @@ TEST(HmmTools, SearchThroughTheRealProgramsEqualsOneWholeRun) {
   const HmmResult expected = run_hmm_spec(whole.specs[0], dir + "/whole_result");
   for (std::uint32_t p = 0; p < 2; ++p) {
     const hmm::ProfileOutcome& profile = expected.result.profiles[p];
-    EXPECT_EQ(read_file_text(dir + "/report/tl." + profile.name + ".tblout"),
-              hmm::tblout_text_of(profile, p, expected.result.rows, expected.result.params));
-    EXPECT_EQ(read_file_text(dir + "/report/tl." + profile.name + ".stats"),
-              hmm::stats_text_of(profile, expected.result.params));
+    const hmm::ProfileTexts texts = hmm::profile_texts(profile, p, expected.result.rows, expected.result.params, true);
+    const std::string base = dir + "/report/tl." + profile.name;
+    EXPECT_EQ(read_file_text(base + ".tblout"), texts.tblout);
+    EXPECT_EQ(read_file_text(base + ".domtblout"), texts.domtblout);
+    EXPECT_EQ(read_file_text(base + ".out"), texts.out);
   }
   EXPECT_NE(read_file_text(dir + "/report/tl.globins4.tblout").find("MYG_HORSE"), std::string::npos);
 }

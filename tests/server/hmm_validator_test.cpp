@@ -1,9 +1,11 @@
 // hmm_validator_test.cpp: the hmmsearch validator on a genuine result
 // (globins4 and fn3 against 300 real proteins and the 45 globins, run with
-// the reference engine) and on forgeries: a tblout that is not its scores', a
-// flipped reported flag, an overstated count, a changed score and a dropped
-// hit that keep every file consistent (only the CPU re-run sees them),
-// another WU's params, missing inputs (transient), and compare mode.
+// the reference engine) and on forgeries: a tblout, domtblout or out that is
+// not its rows', a flipped reported flag, an overstated count, domains outside
+// their target or with a wrong best domain; a changed score, a dropped hit, a
+// moved envelope and a raised domain score that keep every file consistent
+// (only the CPU re-run sees them); another WU's params, missing inputs
+// (transient), and compare mode.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -76,6 +78,17 @@ TEST(HmmValidator, FilesThatDisagreeAreCaughtWithoutInputs) {
   expect_invalid(check(g, false), "tblout is");
   write_hmm_files(g.result.result, paths);
   EXPECT_EQ(check(g, false).verdict, Verdict::kValid);
+  // A domtblout row dropped; the text report changed by one character.
+  std::string domtblout = read_file_text(paths[hmm::kDomtbloutFile]);
+  domtblout.erase(domtblout.rfind("\nMYG_"), domtblout.find('\n', domtblout.rfind("\nMYG_") + 1) - domtblout.rfind("\nMYG_"));
+  write_file_atomic(paths[hmm::kDomtbloutFile], domtblout);
+  expect_invalid(check(g, false), "domtblout is");
+  write_hmm_files(g.result.result, paths);
+  std::string out = read_file_text(paths[hmm::kOutFile]);
+  out[out.find("== domain 1") + 3] = 'D';
+  write_file_atomic(paths[hmm::kOutFile], out);
+  expect_invalid(check(g, false), "out differs");
+  write_hmm_files(g.result.result, paths);
   // A reported flag flipped (and the tblout rewritten to match): -E says otherwise.
   hmm::HmmJobResult forged = g.result.result;
   forged.rows.front().scores.reported = !forged.rows.front().scores.reported;
@@ -96,6 +109,23 @@ TEST(HmmValidator, FilesThatDisagreeAreCaughtWithoutInputs) {
   forged.profiles[0].counts.past_forward -= 1;
   write_hmm_files(forged, paths);
   expect_invalid(check(g, false), "rows where the summary counts");
+  // An envelope running past the end of its target.
+  forged = g.result.result;
+  hmm::TargetDomains& first = forged.rows[0].domains;
+  ASSERT_FALSE(first.definition.domains.empty());
+  first.definition.domains[0].jenv = static_cast<int>(first.length) + 1;
+  write_hmm_files(forged, paths);
+  expect_invalid(check(g, false), "outside the target");
+  // A domain raised above the one named best.
+  forged = g.result.result;
+  for (auto& row : forged.rows)
+    if (row.domains.definition.domains.size() >= 2) {
+      auto& domains = row.domains.definition.domains;
+      domains[row.domains.scores.best_domain == 0 ? 1 : 0].bitscore = domains[row.domains.scores.best_domain].bitscore + 1;
+      break;
+    }
+  write_hmm_files(forged, paths);
+  expect_invalid(check(g, false), "best_domain");
 }
 
 TEST(HmmValidator, ConsistentForgeriesAreCaughtByTheCpuRerun) {
@@ -125,6 +155,51 @@ TEST(HmmValidator, ConsistentForgeriesAreCaughtByTheCpuRerun) {
   expect_invalid(check(g, true), "not sp|FAKE|FAKE_HUMAN");
 }
 
+// The index of a reported row with one domain whose envelope ends before its target does.
+std::size_t single_domain_row(const hmm::HmmJobResult& result) {
+  for (std::size_t k = 0; k < result.rows.size(); ++k) {
+    const auto& domains = result.rows[k].domains.definition.domains;
+    if (domains.size() == 1 && domains[0].jenv < result.rows[k].domains.length && result.rows[k].scores.reported)
+      return k;
+  }
+  ADD_FAILURE() << "no single-domain row";
+  return 0;
+}
+
+TEST(HmmValidator, ForgedDomainsAreCaughtByTheCpuRerun) {
+  SKIP_WITHOUT_HMM_DATA();
+  const Genuine g = genuine("hmm_val_domains");
+  const auto& paths = g.result.paths;
+  const std::size_t k = single_domain_row(g.result.result);
+  // The envelope one residue wider: consistent files (domtblout and out show it).
+  hmm::HmmJobResult forged = g.result.result;
+  forged.rows[k].domains.definition.domains[0].jenv += 1;
+  write_hmm_files(forged, paths);
+  EXPECT_EQ(check(g, false).reason, "");
+  expect_invalid(check(g, true), "domains differ from the CPU reference's: domain 1 jenv");
+  // The domain's score raised by a bit.
+  forged = g.result.result;
+  forged.rows[k].domains.definition.domains[0].bitscore += 1.0f;
+  write_hmm_files(forged, paths);
+  EXPECT_EQ(check(g, false).reason, "");
+  expect_invalid(check(g, true), "domain 1 bitscore");
+  // The sequence score after null2, one float step.
+  forged = g.result.result;
+  float& score = forged.rows[k].domains.scores.score_bits;
+  score = std::nextafter(score, 1e9f);
+  write_hmm_files(forged, paths);
+  EXPECT_EQ(check(g, false).reason, "");
+  expect_invalid(check(g, true), "score_bits");
+  // A kept target claimed dropped (it vanishes from every report).
+  forged = g.result.result;
+  forged.rows[k].domains.scores = hmm::TargetScores{};
+  forged.rows[k].domains.scores.dropped = true;
+  forged.rows[k].domains.definition.domains.clear();
+  write_hmm_files(forged, paths);
+  EXPECT_EQ(check(g, false).reason, "");
+  expect_invalid(check(g, true), "dropped");
+}
+
 TEST(HmmValidator, AnotherWusParamsAreRefusedAndMissingInputsAreTransient) {
   SKIP_WITHOUT_HMM_DATA();
   const Genuine g = genuine("hmm_val_params");
@@ -152,6 +227,13 @@ TEST(HmmValidator, CompareIgnoresTheEngineOnly) {
   write_hmm_files(other, b.result.paths);
   EXPECT_EQ(check({b.inputs_dir, {b.result.paths, other}}, false).verdict, Verdict::kValid);
   expect_invalid(hmm::compare_hmm_results(a.result.files(), b.result.files()), "filter_nats");
+  // One domain's optimal-accuracy score.
+  other = b.result.result;
+  other.engine = "some GPU";
+  float& oasc = other.rows[single_domain_row(other)].domains.definition.domains[0].oasc;
+  oasc = std::nextafter(oasc, 0.0f);
+  write_hmm_files(other, b.result.paths);
+  expect_invalid(hmm::compare_hmm_results(a.result.files(), b.result.files()), "domain 1 oasc");
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
     EXPECT_EQ(spec.inputs[0], std::make_pair(std::string("params"), out + "/gl_c" + std::to_string(c) + ".params.json"));
     EXPECT_EQ(spec.inputs[1], std::make_pair(std::string("profiles"), out + "/gl.profiles.hmm"));
     EXPECT_EQ(spec.inputs[2], std::make_pair(std::string("database"), out + "/gl.chunk_" + std::to_string(c) + ".fa"));
-    EXPECT_EQ(spec.outputs, (std::vector<std::string>{"tblout", "stats", "scores", "summary"}));
+    EXPECT_EQ(spec.outputs, (std::vector<std::string>{"tblout", "domtblout", "out", "scores", "domains", "summary"}));
     const auto params = hmm::parse_hmm_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
     EXPECT_EQ(params.search, "gl");
     EXPECT_EQ(params.chunk, c);
