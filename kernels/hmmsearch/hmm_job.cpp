@@ -180,11 +180,12 @@ std::string score_difference(const PassedTarget& a, const PassedTarget& b) {
 
 // ---------------------------------------------------------------- domain definition
 
-TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed) {
+TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed,
+                             const DomainPosteriors* posteriors) {
   TargetDomains domains;
   const int L = static_cast<int>(target.codes.size());
   domains.length = L;
-  domains.definition = define_domains(profile, target.codes.data(), L);
+  domains.definition = define_domains(profile, target.codes.data(), L, posteriors);
   domains.scores = score_target(profile, passed.forward_nats, passed.null_nats, L, domains.definition);
   // Only define_domains and score_target read the per-residue null2 scores;
   // dropping them keeps checkpoints and results to what the reports print.
@@ -397,15 +398,35 @@ void self_check_block(const SearchProfile& profile, const std::vector<TargetSequ
   }
 }
 
-// Domain definition of the block's passed targets, on the CPU (one call per
-// block and profile: the place an engine's Backward and decoding would go).
+// Domain definition of the block's passed targets: the whole-target parser
+// passes and decoding on the engine (which holds the block and the profile),
+// regions, envelopes, sampling and alignments on the CPU.
 std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
-                                                std::size_t first, const ChunkSearch& search) {
+                                                std::size_t first, const ChunkSearch& search, HmmEngine& engine) {
+  std::vector<std::uint32_t> passed;
+  for (const PassedTarget& target : search.passed) passed.push_back(target.target);
+  const std::vector<DomainPosteriors> posteriors = engine.domain_posteriors(passed);
   std::vector<TargetDomains> domains;
   domains.reserve(search.passed.size());
-  for (const PassedTarget& passed : search.passed)
-    domains.push_back(target_domains(profile, targets[first + passed.target], passed));
+  for (std::size_t k = 0; k < search.passed.size(); ++k)
+    domains.push_back(target_domains(profile, targets[first + passed[k]], search.passed[k], &posteriors[k]));
   return domains;
+}
+
+// The engine's posteriors, checked: the self-checked passed targets' domain
+// definitions redone wholly on the CPU must be the same, bit for bit.
+void self_check_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets, std::size_t first,
+                        const ChunkSearch& search, const std::vector<TargetDomains>& domains) {
+  const std::size_t passed = search.passed.size();
+  for (std::size_t k = 0; k < std::min(passed, kSelfCheckPassed); ++k) {
+    const std::size_t index = k * passed / std::min(passed, kSelfCheckPassed);
+    const TargetSequence& target = targets[first + search.passed[index].target];
+    const TargetDomains reference = target_domains(profile, target, search.passed[index]);
+    if (!same_domains(domains[index], reference))
+      throw GpuError("profile " + profile.name + ", target " + target.name +
+                     ": the engine's domain definition differs from the CPU reference's: " +
+                     domains_difference(domains[index], reference));
+  }
 }
 
 }  // namespace
@@ -445,10 +466,11 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
       engine.load_profile(profiles[p]);
       const ChunkSearch search = search_chunk(profiles[p], chunk, engine, options);
       if (self_check) self_check_block(profiles[p], targets, first, count, search, options, block);
+      std::vector<TargetDomains> domains = define_block_domains(profiles[p], targets, first, search, engine);
+      if (self_check) self_check_domains(profiles[p], targets, first, search, domains);
       ProfileState& found = state.profiles[p];
       found.counts += search.counts;
-      for (TargetDomains& domains : define_block_domains(profiles[p], targets, first, search))
-        found.domains.push_back(std::move(domains));
+      for (TargetDomains& target : domains) found.domains.push_back(std::move(target));
       for (PassedTarget passed : search.passed) {
         passed.target += static_cast<std::uint32_t>(first);
         found.passed.push_back(passed);

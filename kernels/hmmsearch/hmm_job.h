@@ -104,8 +104,10 @@ struct HmmJobResult {
 // and checks them against the params (model count; targets, residues and
 // bytes of the chunk); then for each block of block_targets targets runs
 // search_chunk for every profile on `engine`, saving the state between blocks
-// when due. With self_check (engines other than the reference) a few targets
-// of every block are re-run on the CPU reference: any difference is a GpuError
+// when due. Domain definition follows for each block's passed targets (the
+// posteriors on `engine`, the rest on the CPU). With self_check (engines
+// other than the reference) a few targets of every block are re-run on the
+// CPU reference, filters and domain definition: any difference is a GpuError
 // (a BOINC temporary exit), never a result. Throws InputError, GpuError,
 // StopRequested.
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check);
@@ -125,10 +127,12 @@ bool same_scores(const PassedTarget& a, const PassedTarget& b);
 std::string score_difference(const PassedTarget& a, const PassedTarget& b);
 
 // Domain definition and hmmsearch's per-target scores for one target that
-// passed the Forward filter (define_domains then score_target, on the CPU).
-// The one place the job and the validator run it, so that moving Backward
-// and decoding to an engine later changes one function.
-TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed);
+// passed the Forward filter (define_domains then score_target). `posteriors`:
+// the target's whole-target posteriors when an engine computed them
+// (HmmEngine::domain_posteriors), else the CPU computes them here. The one
+// place the job and the validator run it.
+TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed,
+                             const DomainPosteriors* posteriors = nullptr);
 // Every number, count and display string equal (floats bit for bit).
 bool same_domains(const TargetDomains& a, const TargetDomains& b);
 // "score_bits 0x1.2p+3 vs ..., domain 2 ienv 10 vs 11" for the first differences.

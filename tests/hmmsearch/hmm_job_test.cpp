@@ -317,6 +317,9 @@ TEST_F(HmmJob, GpuWritesTheCpuBytes) {
 // The reference with every Forward score one float step off: a faulty GPU.
 class OffByOneUlpEngine : public HmmEngine {
  public:
+  // wrong_posteriors: Forward right, but the domain posteriors halved (a
+  // decoding bug; a float step alone rarely moves a region's edge).
+  explicit OffByOneUlpEngine(bool wrong_posteriors = false) : wrong_posteriors_(wrong_posteriors) {}
   std::string description() const override { return "faulty"; }
   void load_targets(const TargetChunk& targets) override { inner_->load_targets(targets); }
   void load_profile(const SearchProfile& profile) override { inner_->load_profile(profile); }
@@ -329,14 +332,20 @@ class OffByOneUlpEngine : public HmmEngine {
   }
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) override {
     std::vector<float> scores = inner_->forward_scores(targets);
-    for (float& score : scores) score = std::nextafter(score, INFINITY);
+    if (!wrong_posteriors_)
+      for (float& score : scores) score = std::nextafter(score, INFINITY);
     return scores;
   }
   std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) override {
-    return inner_->domain_posteriors(targets);
+    std::vector<DomainPosteriors> posteriors = inner_->domain_posteriors(targets);
+    if (wrong_posteriors_)
+      for (DomainPosteriors& target : posteriors)
+        for (float& p : target.mocc) p *= 0.5f;
+    return posteriors;
   }
 
  private:
+  bool wrong_posteriors_;
   std::unique_ptr<HmmEngine> inner_ = make_reference_engine();
 };
 
@@ -348,6 +357,15 @@ TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
     ADD_FAILURE() << "a wrong Forward score went unnoticed";
   } catch (const GpuError& e) {
     EXPECT_NE(std::string(e.what()).find("forward_nats"), std::string::npos) << e.what();
+  }
+  // Posteriors wrong: the filters agree, domain definition does not.
+  fs::remove(dir_ / "checkpoint.state");
+  OffByOneUlpEngine wrong_posteriors(true);
+  try {
+    run_hmm_job(params(16), wrong_posteriors, runtime, true);
+    ADD_FAILURE() << "wrong posteriors went unnoticed";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("domain definition differs"), std::string::npos) << e.what();
   }
   // Without the self-check (the reference itself needs none) it would have been a result.
   fs::remove(dir_ / "checkpoint.state");
