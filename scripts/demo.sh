@@ -27,8 +27,9 @@
 #    then hmmsearch: two profile HMMs (globins4, fn3; hmmer-examples) against
 #    the same 20,000 proteins in two chunks (two WUs, every profile in each),
 #    each run on GPU (or CPU) and CPU, validated with a CPU re-run of sampled
-#    targets, compared, assimilated, and the merged tblout and pipeline
-#    statistics of the whole database printed (helix-wu hmmsearch report);
+#    targets (filters and domain definition), compared, assimilated, and the
+#    merged tblout, domtblout and pipeline statistics of the whole database
+#    printed (helix-wu hmmsearch report);
 # 3. lists the files worth looking at.
 #
 # Environment: HELIX_DEMO_SIZE="NX NY NZ" (default "160 160 40").
@@ -266,7 +267,8 @@ make_hmm_slot() {
   printf '<soft_link>../wu_hmm/demo_hmm.profiles.hmm</soft_link>\n' >"$slot/profiles"
   printf '<soft_link>../wu_hmm/demo_hmm.chunk_%s.fa</soft_link>\n' "${unit##*_c}" >"$slot/database"
 }
-hmm_files() { echo "$out/hmm_results/$1_$2_0" "$out/hmm_results/$1_$2_1" "$out/hmm_results/$1_$2_2" "$out/hmm_results/$1_$2_3"; }
+hmm_outputs=(tblout domtblout out scores domains summary)
+hmm_files() { for k in "${!hmm_outputs[@]}"; do printf '%s ' "$out/hmm_results/$1_$2_$k"; done; }
 mkdir -p "$out/hmm_results"
 for hmm_wu in demo_hmm_c0 demo_hmm_c1; do
   for replica in 0 1; do
@@ -280,14 +282,14 @@ for hmm_wu in demo_hmm_c0 demo_hmm_c1; do
       run_slot "$slot" --cpu
     fi
     index=0
-    for file in tblout stats scores summary; do
+    for file in "${hmm_outputs[@]}"; do
       cp "$slot/$file" "$out/hmm_results/${hmm_wu}_${replica}_$index"
       index=$((index + 1))
     done
   done
 done
 
-step "hmmsearch validation (init --inputs: consistency, CPU re-run of sampled targets bit for bit; compare)"
+step "hmmsearch validation (init --inputs: consistency, CPU re-run of sampled targets, filters and domains, bit for bit; compare)"
 for hmm_wu in demo_hmm_c0 demo_hmm_c1; do
   for replica in 0 1; do
     # shellcheck disable=SC2046
@@ -307,9 +309,10 @@ step "hmmsearch assimilation (WU ids 5, 6: the two chunks) and the merged result
 "$helix_assimilate" --db "$out/results.sqlite" 6 $(hmm_files demo_hmm_c1 0)
 "$helix_wu" hmmsearch report --results "$out/results.sqlite" --search demo_hmm --out "$out/hmm_report"
 for profile in globins4 fn3; do
-  printf '\n  %s: the tblout (first rows) and the pipeline statistics\n' "$profile"
+  printf '\n  %s: the tblout and domtblout (first rows) and the pipeline statistics\n' "$profile"
   head -n 8 "$out/hmm_report/demo_hmm.$profile.tblout" | cut -c 1-150 | sed 's/^/    /'
-  sed -n '/^Passed/p' "$out/hmm_report/demo_hmm.$profile.stats" | sed 's/^/    /'
+  head -n 8 "$out/hmm_report/demo_hmm.$profile.domtblout" | cut -c 1-150 | sed 's/^/    /'
+  sed -n '/^Passed/p; /^Domain search space/p' "$out/hmm_report/demo_hmm.$profile.out" | sed 's/^/    /'
 done
 
 step "files to look at"
@@ -325,5 +328,5 @@ look "demo-out/glcm_maps/*.png" "glcm feature maps (one pixel per window, bright
 look "demo-out/glcm_slot1/features" "the glcm result's table (TSV): levels x distances x features x max/mean/min/range"
 look "demo-out/wu_glcm/" "the glcm work unit: params, plates, detected-well masks, templates"
 look "demo-out/sw_results/" "the swsearch results (hits tables, summaries), named as BOINC names them"
-look "demo-out/hmm_report/" "hmmsearch over the whole database: a tblout and statistics per profile"
-look "demo-out/hmm_results/" "the hmmsearch results (tblout, stats, scores, summary per chunk)"
+look "demo-out/hmm_report/" "hmmsearch over the whole database: tblout, domtblout and text (.out) per profile"
+look "demo-out/hmm_results/" "the hmmsearch results (tblout, domtblout, out, scores, domains, summary per chunk)"
