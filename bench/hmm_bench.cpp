@@ -28,8 +28,9 @@
 //                   host's decoding of their posteriors.
 //   BM_GpuReport    everything hmmsearch does, end to end: the filters, domain
 //                   definition (posteriors on the GPU, regions, envelopes,
-//                   sampling, null2 and alignments on one host thread), and
-//                   the tblout, domtblout and human-readable texts.
+//                   sampling, null2 and alignments on the host: 1 thread, as
+//                   the volunteer app runs, or 16), and the tblout, domtblout
+//                   and human-readable texts. Arguments: profile, host threads.
 //   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
 //                   the profile and the database, all filters, domains, output).
 // Loading the targets into the GPU happens once, outside the timing.
@@ -242,7 +243,8 @@ void BM_GpuDomains(benchmark::State& state) {
 }
 
 // What hmmsearch writes for one profile, from the GPU engine's pipeline.
-std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, PipelineCounts& counts) {
+std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, int host_threads,
+                             PipelineCounts& counts) {
   const Workload& load = workload();
   PipelineOptions options;
   options.database_sequences = static_cast<double>(load.chunk.size());
@@ -253,7 +255,7 @@ std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, Pi
   report.name = profile.name, report.accession = profile.accession, report.description = profile.description;
   report.M = profile.M;
   report.options.Z = report.options.domZ = options.database_sequences;
-  report.targets = domain_hits(profile, load.targets, search, engine, options);
+  report.targets = domain_hits(profile, load.targets, search, engine, options, host_threads);
   sort_report_targets(report.targets);
   apply_thresholds(report);
   return tblout_report_text(report) + domtblout_report_text(report) +
@@ -266,7 +268,7 @@ void BM_GpuReport(benchmark::State& state) {
   HmmEngine& engine = gpu_engine();
   PipelineCounts counts;
   timed(state, static_cast<double>(workload().chunk.codes.size()), profile,
-        [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, counts)); });
+        [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, static_cast<int>(state.range(1)), counts)); });
   state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
 }
 
@@ -331,11 +333,14 @@ int main(int argc, char** argv) {
                         benchmark::RegisterBenchmark("BM_GpuForward", BM_GpuForward),
                         benchmark::RegisterBenchmark("BM_GpuPipeline", BM_GpuPipeline),
                         benchmark::RegisterBenchmark("BM_GpuDomains", BM_GpuDomains),
-                        benchmark::RegisterBenchmark("BM_GpuReport", BM_GpuReport),
                         benchmark::RegisterBenchmark("BM_Hmmsearch", BM_Hmmsearch)}) {
       profiles(bench);
       bench->DenseRange(0, static_cast<int>(load.profiles.size()) - 1);
     }
+    auto* report = benchmark::RegisterBenchmark("BM_GpuReport", BM_GpuReport);
+    report->UseManualTime()->Unit(benchmark::kMillisecond)->ArgNames({"profile", "host_threads"});
+    for (int p = 0; p < static_cast<int>(load.profiles.size()); ++p)
+      for (int threads : {1, 16}) report->Args({p, threads});
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 1;

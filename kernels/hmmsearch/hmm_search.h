@@ -16,8 +16,11 @@ namespace helix::hmm {
 // `search` that passed Forward: those whose domain definition kept a domain
 // and whose E-value (over Z = options.database_sequences, or the chunk's
 // size) is <= options.report_evalue. `targets` are the chunk's sequences (for
-// names); `engine` holds the chunk and the profile.
+// names); `engine` holds the chunk and the profile. `host_threads` share the
+// host's part target by target; each target's result does not depend on
+// which thread defines it (the sampling generator is reseeded per region).
 std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
-                                      const ChunkSearch& search, HmmEngine& engine, const PipelineOptions& options);
+                                      const ChunkSearch& search, HmmEngine& engine, const PipelineOptions& options,
+                                      int host_threads = 1);
 
 }  // namespace helix::hmm
