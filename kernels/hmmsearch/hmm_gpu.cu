@@ -28,6 +28,7 @@
 
 #include "core/cuda_support.h"
 #include "hmm_engine.h"
+#include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
 #include "hmm_filters.h"
 
@@ -331,9 +332,12 @@ __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d,
     }
 }
 
+// With `specials` (domain definition's parser pass), each row's E, N, J, B,
+// C and scale factor are kept too, at specials + special_offsets[b].
 __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
                                     std::uint32_t count, ForwardStriped f, float* global_rows, bool shared_rows,
-                                    float* out, unsigned* next) {
+                                    float* out, unsigned* next, float* specials,
+                                    const std::uint64_t* special_offsets) {
   extern __shared__ float shared_scratch[];
   const int lane = threadIdx.x % kWarp, z = lane / kForwardHelpers, helper = lane % kForwardHelpers;
   const int Q = f.Q, span = (Q + kForwardHelpers - 1) / kForwardHelpers;
@@ -357,6 +361,8 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
     for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
     __syncwarp();
     float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
+    float* row_specials = specials ? specials + special_offsets[b] : nullptr;
+    if (row_specials && lane == 0) rows::store_specials(row_specials, 0.0f, xN, xJ, xB, xC, 1.0f);
     int residues = 0;  // lane j holds residue i0 + j of the current block of 32 rows
     for (int i = 0; i < L; ++i) {
       if (i % kWarp == 0) residues = i + lane < L ? codes[offset + i + lane] : 0;
@@ -441,13 +447,17 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
       xC = (xC * loop) + (xE * f.e_move);
       xJ = (xJ * loop) + (xE * f.e_loop);
       xB = (xJ * move) + (xN * move);
+      float row_scale = 1.0f;
       if (xE > 1.0e4) {
         xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
         const float scale = static_cast<float>(1.0 / xE);
         for (int c = lane; c < kForwardLanes * Q; c += kWarp)
           cm[c] = cm[c] * scale, cd[c] = cd[c] * scale, ci[c] = ci[c] * scale;
         totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
+        row_scale = xE, xE = 1.0f;
       }
+      if (row_specials && lane == 0)
+        rows::store_specials(row_specials + (i + 1) * kSpecialCells, xE, xN, xJ, xB, xC, row_scale);
       __syncwarp();
     }
     if (lane == 0) out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
@@ -590,10 +600,6 @@ class GpuEngine : public HmmEngine {
         M, fwd_q_, kForwardLanes, no_odds, [&](int k) { return profile.fwd_transitions[k - 1]; });
     fwd_match_.upload(fwd_match.data(), fwd_match.size(), "uploading Forward odds");
     fwd_transitions_.upload(fwd_transitions.data(), fwd_transitions.size(), "uploading Forward transitions");
-    const OddsProfile odds = odds_profile(profile, 1, true);  // the core odds do not depend on L
-    dp_transitions_.upload(odds.striped_transitions.data(), odds.striped_transitions.size(),
-                           "uploading domain-definition transitions");
-    dp_match_.upload(odds.striped_match.data(), odds.striped_match.size(), "uploading domain-definition odds");
   }
 
   std::vector<float> msv_scores() override {
@@ -669,7 +675,8 @@ class GpuEngine : public HmmEngine {
         which, kWarp, shared_rows ? 0 : warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_rows ? block_bytes : 0>>>(
-              codes_.data, offsets_.data, batch, count, view, static_cast<float*>(scratch), shared_rows, out, next);
+              codes_.data, offsets_.data, batch, count, view, static_cast<float*>(scratch), shared_rows, out, next,
+              nullptr, nullptr);
         });
   }
 
@@ -702,41 +709,38 @@ class GpuEngine : public HmmEngine {
     return static_cast<std::size_t>(targets_->length(target) + 1) * kSpecialCells;
   }
 
-  // One batch (indices into `which`, longest first): upload, launch, decode.
+  // One batch (indices into `which`, longest first): Forward with its rows'
+  // specials (the filter's kernel), then Backward (hmm_gpu_domains.cu), then
+  // decoding on the host.
   void decode_domain_batch(const std::vector<std::uint32_t>& which, const std::vector<std::uint32_t>& batch,
                            std::size_t floats, std::vector<DomainPosteriors>& posteriors) {
     const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
+    std::vector<BatchTarget> entries(count);
     std::vector<std::uint32_t> targets(count);
     std::vector<SpecialOdds> specials(count);
     std::vector<std::uint64_t> offsets(count);
     std::uint64_t at = 0;
     for (std::uint32_t b = 0; b < count; ++b) {
       targets[b] = which[batch[b]];
+      entries[b] = {targets[b], lengths_(targets_->length(targets[b]))};
       specials[b] = special_odds(targets_->length(targets[b]), true);
       offsets[b] = at;
       at += special_floats(targets[b]);
     }
+    DeviceBuffer<BatchTarget> device_entries;
     DeviceBuffer<std::uint32_t> device_targets;
     DeviceBuffer<SpecialOdds> device_specials;
     DeviceBuffer<std::uint64_t> device_offsets;
+    device_entries.upload(entries.data(), count, "uploading domain targets");
     device_targets.upload(targets.data(), count, "uploading domain targets");
     device_specials.upload(specials.data(), count, "uploading domain length models");
     device_offsets.upload(offsets.data(), count, "uploading domain row offsets");
     reserve(forward_specials_, floats, "forward special rows");
     reserve(backward_specials_, floats, "backward special rows");
     reserve(own_scales_, count, "backward scale flags");
-    const int Q = forward_segments(profile_->M);
-    const int threads_per_block = 64;
-    const int blocks = static_cast<int>(std::min<std::size_t>((count + threads_per_block - 1) / threads_per_block,
-                                                              static_cast<std::size_t>(sms_) * 4));
-    reserve(dp_rows_, static_cast<std::size_t>(blocks) * threads_per_block * 24 * Q, "domain DP rows");
-    DomainParserBatch args;
-    args.codes = codes_.data, args.offsets = offsets_.data, args.targets = device_targets.data, args.count = count;
-    args.specials = device_specials.data, args.special_offsets = device_offsets.data;
-    args.forward_specials = forward_specials_.data, args.backward_specials = backward_specials_.data;
-    args.own_scales = own_scales_.data, args.rows = dp_rows_.data, args.M = profile_->M, args.Q = Q;
-    args.transitions = dp_transitions_.data, args.match = dp_match_.data, args.next = work_counter();
-    launch_domain_parsers(args, blocks, threads_per_block);
+    reserve(results_, count * sizeof(float), "forward scores");
+    forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data);
+    backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count);
     std::vector<float> forward(floats), backward(floats);
     std::vector<std::uint8_t> own(count);
     check_cuda(cudaMemcpy(forward.data(), forward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
@@ -754,6 +758,54 @@ class GpuEngine : public HmmEngine {
       posteriors[batch[b]] = domain_decoding(specials[b], fwd, bck);
     }
   }
+
+  // The Forward filter's warp kernel, also keeping every row's specials.
+  void forward_with_specials(const BatchTarget* entries, std::uint32_t count, float* scores,
+                             const std::uint64_t* special_offsets) {
+    const ForwardStriped view{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
+                              profile_->fwd_e_move};
+    const std::size_t warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
+    const std::size_t block_bytes = warp_bytes * kForwardWarpsPerBlock;
+    const bool shared_rows = block_bytes <= kMaxSharedRows;
+    if (shared_rows)
+      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(block_bytes)),
+                 "Forward kernel shared memory");
+    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, shared_rows ? 0 : warp_bytes);
+    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_rows ? block_bytes : 0>>>(
+        codes_.data, offsets_.data, entries, count, view, reinterpret_cast<float*>(rows_.data), shared_rows, scores,
+        work_counter(), forward_specials_.data, special_offsets);
+    check_cuda(cudaGetLastError(), "Forward kernel launch");
+  }
+
+  void backward_with_specials(const std::uint32_t* targets, const SpecialOdds* specials,
+                              const std::uint64_t* special_offsets, std::uint32_t count) {
+    constexpr int kWarpsPerBlock = 2;
+    const std::size_t warp_bytes = backward_warp_bytes(fwd_q_);
+    const bool shared_rows = warp_bytes * kWarpsPerBlock <= kMaxSharedRows;
+    const int blocks = warp_blocks(count, kWarpsPerBlock, shared_rows ? 0 : warp_bytes);
+    BackwardWarpBatch args;
+    args.codes = codes_.data, args.offsets = offsets_.data, args.targets = targets, args.count = count;
+    args.specials = specials, args.special_offsets = special_offsets;
+    args.forward_specials = forward_specials_.data, args.backward_specials = backward_specials_.data;
+    args.own_scales = own_scales_.data, args.rows = reinterpret_cast<float*>(rows_.data);
+    args.shared_rows = shared_rows, args.M = profile_->M, args.Q = fwd_q_;
+    args.match = fwd_match_.data, args.transitions = fwd_transitions_.data, args.next = work_counter();
+    launch_backward_warps(args, blocks, kWarpsPerBlock);
+  }
+
+  // Blocks for a warp-per-target kernel over `count` targets, with global
+  // rows of `warp_bytes` per warp (0: in shared memory) reserved in rows_.
+  int warp_blocks(std::uint32_t count, int warps_per_block, std::size_t warp_bytes) {
+    const std::size_t allowed = warp_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_bytes) : count;
+    const std::size_t resident = static_cast<std::size_t>(sms_) * 64;
+    const std::size_t warps = std::min({static_cast<std::size_t>(count), allowed, resident});
+    const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
+    if (warp_bytes) reserve(rows_, static_cast<std::size_t>(blocks) * warps_per_block * warp_bytes, "DP rows");
+    return blocks;
+  }
+
+
   static constexpr std::size_t kMaxSharedRows = 200 * 1024;  // Forward rows per block in shared memory
   static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of DP rows in global memory
 
@@ -829,7 +881,7 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<CellTransitions<std::int16_t>> vit_transitions_;
   DeviceBuffer<float> fwd_match_;
   DeviceBuffer<CellTransitions<float>> fwd_transitions_;
-  DeviceBuffer<float> dp_transitions_, dp_match_, dp_rows_, forward_specials_, backward_specials_;
+  DeviceBuffer<float> forward_specials_, backward_specials_;
   DeviceBuffer<std::uint8_t> own_scales_;
 };
 

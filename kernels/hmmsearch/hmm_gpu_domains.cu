@@ -1,47 +1,241 @@
 // hmm_gpu_domains.cu: the GPU's share of hmmsearch's domain definition: for
-// every target that passed Forward, the multihit Forward and Backward parser
-// passes over the whole target (O(L M) each: the costly part for long
-// targets), keeping the special states of every row. The host turns those
-// into domain posteriors (O(L)) and defines domains from them.
+// every target that passed Forward, the multihit Backward parser pass over
+// the whole target (O(L M): with Forward, the costly part for long targets),
+// keeping the special states of every row. Forward's specials come from the
+// Forward warp kernel (hmm_gpu.cu); the host turns both into domain
+// posteriors (O(L)) and defines domains from them.
 //
-// One thread per target runs hmm_dp_rows.h's recursions, the very code the
-// CPU reference runs (compiled with --fmad=false), so the specials, and
-// everything decided from them, are the CPU's bit for bit. Threads take
-// targets longest first from a work counter; each keeps its two DP rows in
-// global memory (L2-resident for typical models).
+// One warp per target, as Forward: HMMER's BackwardParser works on four SSE
+// elements z, each a stripe of Q cells. What it computes cell by cell from
+// the next row (I, D's first term, M's terms through I and M, each cell's
+// B->M product) does not depend on order, so eight lanes share each stripe;
+// what does (B's running sum, then the D->D chains with E, pass after pass,
+// from the stripe's end to its start) runs on one lane per stripe in
+// HMMER's order; M->D and the E term of M are per cell again. The same float
+// operations in the same order as hmm_dp_rows.h's backward_rows(): equal
+// specials bit for bit (hmm_gpu_test).
 #include "hmm_gpu_domains.h"
 
 #include "core/cuda_support.h"
-#include "hmm_dp_rows.h"
 
 namespace helix::hmm {
 namespace {
 
-__global__ void domain_parser_kernel(DomainParserBatch batch) {
-  const int thread = blockIdx.x * blockDim.x + threadIdx.x;
-  float* rows = batch.rows + static_cast<std::size_t>(thread) * 24 * batch.Q;
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kLanes = 4;                        // HMMER's SSE elements
+constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
+constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
+
+// The cell after (z, q) in node order: (z, q + 1), or (z + 1, 0) at the
+// stripe's end; -1 past the last stripe (HMMER's left shift brings in 0).
+__device__ __forceinline__ int next_cell(int z, int q, int Q) {
+  if (q + 1 < Q) return z * Q + q + 1;
+  return z + 1 < kLanes ? (z + 1) * Q : -1;
+}
+
+// Per warp: two rows of M, D, I ([z][q], 4Q each), each cell's B->M term,
+// and the stripes' D->D odds.
+__host__ __device__ inline std::size_t backward_warp_floats(int Q) {
+  return 8 * kLanes * static_cast<std::size_t>(Q);
+}
+
+struct WarpRows {
+  float* m[2];
+  float* d[2];
+  float* i[2];
+  float* b_terms;  // [z][q]: (M(i+1,k) e_k(x_i+1)) * t(B->M_k)
+  float* dd;       // [z][q]
+};
+
+__device__ WarpRows warp_rows(float* base, int Q) {
+  WarpRows r;
+  for (int s = 0; s < 2; ++s) {
+    r.m[s] = base + (3 * s + 0) * kLanes * Q;
+    r.d[s] = base + (3 * s + 1) * kLanes * Q;
+    r.i[s] = base + (3 * s + 2) * kLanes * Q;
+  }
+  r.b_terms = base + 6 * kLanes * Q;
+  r.dd = base + 7 * kLanes * Q;
+  return r;
+}
+
+// One lane per stripe: D->D from the stripe's end to its start, three more
+// passes carrying across stripes (always all four, as HMMER's Backward).
+// `dpv` is what enters the stripe's last cell; `with_e` adds E to each D.
+__device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z, int Q, float dpv, bool with_e,
+                                 float xE) {
+  float dcv = 0.0f;
+  for (int q = Q - 1; q >= 0; --q) {
+    dcv = dpv * stripe_dd[q];
+    stripe_d[q] = with_e ? stripe_d[q] + (dcv + xE) : stripe_d[q] + dcv;
+    dpv = stripe_d[q];
+  }
+  for (int pass = 1; pass < 4; ++pass) {
+    const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
+    dcv = z + 1 < kLanes ? shifted : 0.0f;
+    for (int q = Q - 1; q >= 0; --q) {
+      dcv = dcv * stripe_dd[q];
+      stripe_d[q] = stripe_d[q] + dcv;
+    }
+  }
+}
+
+// Per cell: M gains E (rows below L) and M_k -> D_k+1.
+__device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, int lane, bool with_e, float xE) {
+  const int Q = a.Q;
+  for (int c = lane; c < kLanes * Q; c += kWarp) {
+    const int z = c / Q, q = c % Q, next = next_cell(z, q, Q);
+    const float d_next = next >= 0 ? cd[next] : 0.0f;
+    const float m = with_e ? cm[c] + xE : cm[c];
+    cm[c] = m + d_next * a.transitions[q * kLanes + z].md;
+  }
+}
+
+__device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, int lane, float scale) {
+  const float factor = static_cast<float>(1.0 / scale);
+  for (int c = lane; c < kLanes * Q; c += kWarp) cm[c] = cm[c] * factor, cd[c] = cd[c] * factor, ci[c] = ci[c] * factor;
+}
+
+// Row i < L from row i + 1, cell by cell: I, D's first term, M's terms
+// through I and M, and each cell's B->M term (`code` is residue i + 1's).
+__device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, int lane) {
+  const int Q = a.Q, nxt = cur ^ 1;
+  const float* emission = a.match + static_cast<std::size_t>(code) * Q * kLanes;
+  for (int c = lane; c < kLanes * Q; c += kWarp) {
+    const int z = c / Q, q = c % Q, next = next_cell(z, q, Q);
+    const CellTransitions<float>& t = a.transitions[q * kLanes + z];
+    float m_next = 0.0f, t_mm = 0.0f, t_im = 0.0f, t_dm = 0.0f;  // node k+1: M(i+1) e, transitions into it
+    if (next >= 0) {
+      const int nz = next / Q, nq = next % Q;
+      const CellTransitions<float>& tn = a.transitions[nq * kLanes + nz];
+      m_next = r.m[nxt][next] * emission[nq * kLanes + nz];
+      t_mm = tn.mm, t_im = tn.im, t_dm = tn.dm;
+    }
+    const float i_next = r.i[nxt][c];
+    r.i[cur][c] = i_next * t.ii + m_next * t_im;
+    r.d[cur][c] = m_next * t_dm;
+    r.m[cur][c] = i_next * t.mi + m_next * t_mm;
+    r.b_terms[c] = (r.m[nxt][c] * emission[q * kLanes + z]) * t.bm;
+  }
+}
+
+// The four stripe leaders' sums, added as SSE's horizontal sum: (v0 + v1) + (v2 + v3).
+__device__ float leaders_sum(float v) {
+  const float pair = v + __shfl_xor_sync(kStripeLeaders, v, kHelpers);
+  return pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kHelpers);
+}
+
+__device__ void store_row(float* out, float e, float n, float j, float b, float c, float scale) {
+  out[0] = e, out[1] = n, out[2] = j, out[3] = b, out[4] = c, out[5] = scale;
+}
+
+__device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b, int lane) {
+  const int Q = a.Q, z = lane / kHelpers;
+  const bool leader = lane % kHelpers == 0;
+  const std::uint32_t target = a.targets[b];
+  const std::uint8_t* codes = a.codes + a.offsets[target];
+  const int L = static_cast<int>(a.offsets[target + 1] - a.offsets[target]);
+  const SpecialOdds sx = a.specials[b];
+  const float* fwd = a.forward_specials + a.special_offsets[b];
+  float* out = a.backward_specials + a.special_offsets[b];
+
+  // Row L: only paths to E.
+  int cur = L & 1;
+  float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = sx.c_move, xE = xC * sx.e_move;
+  for (int c = lane; c < kLanes * Q; c += kWarp) r.m[cur][c] = r.d[cur][c] = xE, r.i[cur][c] = 0.0f;
+  __syncwarp();
+  if (leader) stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, z + 1 < kLanes ? xE : 0.0f, false, 0.0f);
+  __syncwarp();
+  add_md_paths(a, r.m[cur], r.d[cur], lane, false, 0.0f);
+  __syncwarp();
+  float scale = fwd[L * kSpecialCells + kXScale];
+  if (scale > 1.0f) {
+    xE = xE / scale, xN = xN / scale, xC = xC / scale, xJ = xJ / scale, xB = xB / scale;
+    rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
+  }
+  if (lane == 0) store_row(out + L * kSpecialCells, xE, xN, xJ, xB, xC, scale);
+  bool own_scales = false;
+  __syncwarp();
+
+  for (int i = L - 1; i >= 1; --i) {
+    cur = i & 1;
+    cells_from_next(a, r, cur, codes[i], lane);
+    __syncwarp();
+    float b_sum = 0.0f;
+    if (leader)
+      for (int q = Q - 1; q >= 0; --q) b_sum = b_sum + r.b_terms[z * Q + q];
+    if (leader) b_sum = leaders_sum(b_sum);
+    xB = __shfl_sync(kFullMask, b_sum, 0);
+    xC = xC * sx.c_loop;
+    xJ = (xB * sx.j_move) + (xJ * sx.j_loop);
+    xN = (xB * sx.n_move) + (xN * sx.n_loop);
+    xE = (xC * sx.e_move) + (xJ * sx.e_loop);
+    if (leader) {
+      // What enters each stripe's last cell: the next stripe's first D, plus E.
+      const float first_d = z + 1 < kLanes ? r.d[cur][(z + 1) * Q] + xE : 0.0f;
+      __syncwarp(kStripeLeaders);  // every leader has read before any writes
+      stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, first_d, true, xE);
+    }
+    __syncwarp();
+    add_md_paths(a, r.m[cur], r.d[cur], lane, true, xE);
+    __syncwarp();
+    if (xB > 1.0e16f) own_scales = true;  // Forward's scales no longer suffice
+    scale = own_scales ? (xB > 1.0e4f ? xB : 1.0f) : fwd[i * kSpecialCells + kXScale];
+    if (scale > 1.0f) {
+      xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
+      rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
+    }
+    if (lane == 0) store_row(out + i * kSpecialCells, xE, xN, xJ, xB, xC, scale);
+    __syncwarp();
+  }
+
+  // Row 0: only N and B, from row 1's M cells in segment order.
+  const float* emission = a.match + static_cast<std::size_t>(codes[0]) * Q * kLanes;
+  float b_sum = 0.0f;
+  if (leader)
+    for (int q = 0; q < Q; ++q)
+      b_sum = b_sum + (r.m[1][z * Q + q] * emission[q * kLanes + z]) * a.transitions[q * kLanes + z].bm;
+  if (leader) b_sum = leaders_sum(b_sum);
+  xB = __shfl_sync(kFullMask, b_sum, 0);
+  xN = (xB * sx.n_move) + (xN * sx.n_loop);
+  if (lane == 0) {
+    store_row(out, 0.0f, xN, 0.0f, xB, 0.0f, 1.0f);
+    a.own_scales[b] = own_scales ? 1 : 0;
+  }
+  __syncwarp();
+}
+
+__global__ void backward_warp_kernel(BackwardWarpBatch a) {
+  extern __shared__ float shared_scratch[];
+  const int lane = threadIdx.x % kWarp;
+  const std::size_t stride = backward_warp_floats(a.Q);
+  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+  float* base = a.shared_rows ? shared_scratch + (threadIdx.x / kWarp) * stride : a.rows + warp * stride;
+  const WarpRows r = warp_rows(base, a.Q);
+  for (int c = lane; c < kLanes * a.Q; c += kWarp) r.dd[c] = a.transitions[(c % a.Q) * kLanes + c / a.Q].dd;
+  __syncwarp();
   for (;;) {
-    const unsigned b = atomicAdd(batch.next, 1u);
-    if (b >= batch.count) return;
-    const std::uint32_t t = batch.targets[b];
-    const std::uint8_t* codes = batch.codes + batch.offsets[t];
-    const int L = static_cast<int>(batch.offsets[t + 1] - batch.offsets[t]);
-    const StripedOdds odds{batch.M, batch.Q, batch.transitions, batch.match, batch.specials[b]};
-    float* forward = batch.forward_specials + batch.special_offsets[b];
-    float* backward = batch.backward_specials + batch.special_offsets[b];
-    float total_scale = 0.0f;
-    bool own_scales = false;
-    forward_rows(codes, L, odds, rows, false, forward, total_scale);
-    backward_rows(codes, L, odds, forward, rows, false, backward, total_scale, own_scales);
-    batch.own_scales[b] = own_scales ? 1 : 0;
+    unsigned b = 0;
+    if (lane == 0) b = atomicAdd(a.next, 1u);
+    b = __shfl_sync(kFullMask, b, 0);
+    if (b >= a.count) return;
+    backward_target(a, r, b, lane);
   }
 }
 
 }  // namespace
 
-void launch_domain_parsers(const DomainParserBatch& batch, int blocks, int threads_per_block) {
-  domain_parser_kernel<<<blocks, threads_per_block>>>(batch);
-  check_cuda(cudaGetLastError(), "domain parser kernel launch");
+std::size_t backward_warp_bytes(int Q) { return sizeof(float) * backward_warp_floats(Q); }
+
+void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block) {
+  const std::size_t shared = batch.shared_rows ? backward_warp_bytes(batch.Q) * warps_per_block : 0;
+  if (shared > 0)
+    check_cuda(cudaFuncSetAttribute(backward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(shared)),
+               "Backward kernel shared memory");
+  backward_warp_kernel<<<blocks, warps_per_block * kWarp, shared>>>(batch);
+  check_cuda(cudaGetLastError(), "Backward kernel launch");
 }
 
 }  // namespace helix::hmm

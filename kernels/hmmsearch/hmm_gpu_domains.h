@@ -1,30 +1,34 @@
-// hmm_gpu_domains.h: launch of the domain-definition parser kernel
-// (hmm_gpu_domains.cu), for the CUDA engine (hmm_gpu.cu). All pointers are
-// device memory.
+// hmm_gpu_domains.h: launch of the Backward parser warp kernel of domain
+// definition (hmm_gpu_domains.cu), for the CUDA engine (hmm_gpu.cu). All
+// pointers are device memory.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "hmm_dp_rows.h"
 
 namespace helix::hmm {
 
-struct DomainParserBatch {
+struct BackwardWarpBatch {
   const std::uint8_t* codes = nullptr;     // the chunk's residues
   const std::uint64_t* offsets = nullptr;  // target t is codes[offsets[t] .. offsets[t + 1])
-  const std::uint32_t* targets = nullptr;  // the batch's targets, longest first
+  const std::uint32_t* targets = nullptr;  // the batch's targets
   std::uint32_t count = 0;
-  const SpecialOdds* specials = nullptr;   // per batch entry: multihit, its length model
+  const SpecialOdds* specials = nullptr;   // per entry: multihit, its length model
   const std::uint64_t* special_offsets = nullptr;  // per entry: its (L + 1) * kSpecialCells floats
-  float* forward_specials = nullptr;
+  const float* forward_specials = nullptr;  // Forward's rows (their scale factors are reused)
   float* backward_specials = nullptr;
-  std::uint8_t* own_scales = nullptr;      // per entry: Backward used its own scale factors
-  float* rows = nullptr;                   // per thread: two rows of 12 Q floats
+  std::uint8_t* own_scales = nullptr;      // per entry: Backward switched to its own scale factors
+  float* rows = nullptr;                   // per warp backward_warp_bytes(Q), when not in shared memory
+  bool shared_rows = true;
   int M = 0, Q = 0;
-  const float* transitions = nullptr;      // StripedOdds' striped core odds
-  const float* match = nullptr;
+  const float* match = nullptr;                        // [code][q][z], 0 past M
+  const CellTransitions<float>* transitions = nullptr; // [q][z], 0 past M
   unsigned* next = nullptr;                // work counter, zeroed
 };
 
-void launch_domain_parsers(const DomainParserBatch& batch, int blocks, int threads_per_block);
+// Scratch one warp needs for a model of Q segments.
+std::size_t backward_warp_bytes(int Q);
+void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block);
 
 }  // namespace helix::hmm
