@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 
+#include "core/text_format.h"
 #include "hmm_filters.h"
 
 namespace helix::hmm {
@@ -156,23 +156,6 @@ ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& target
   return search;
 }
 
-namespace {
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  va_list args, copy;
-  va_start(args, pattern);
-  va_copy(copy, args);
-  const int size = std::vsnprintf(nullptr, 0, pattern, copy);
-  va_end(copy);
-  std::string text(size, '\0');
-  std::vsnprintf(text.data(), size + 1, pattern, args);
-  va_end(args);
-  return text;
-}
-
-}  // namespace
-
 std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, double database_sequences) {
   std::stable_sort(hits.begin(), hits.end(), [](const TblHit& a, const TblHit& b) {
     if (a.ln_p != b.ln_p) return a.ln_p < b.ln_p;
@@ -188,18 +171,18 @@ std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, 
   const int qnamew = std::max<int>(20, qname.size());
   const int qaccw = profile.accession.empty() ? 10 : std::max<int>(10, profile.accession.size());
   std::string text;
-  text += format("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
+  text += printf_text("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
                  "--- best 1 domain ----", "--- domain number estimation ----");
-  text += format("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+  text += printf_text("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
                  " target name", taccw, "accession", qnamew, "query name", qaccw, "accession", "  E-value", " score",
                  " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep", "inc",
                  "description of target");
-  text += format("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+  text += printf_text("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
                  "-------------------", taccw, "----------", qnamew, "--------------------", qaccw, "----------",
                  "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---", "---", "---",
                  "---", "---", "---", "---------------------");
   for (const TblHit& hit : hits)
-    text += format("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew,
+    text += printf_text("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew,
                    hit.name.c_str(), taccw, hit.accession.empty() ? "-" : hit.accession.c_str(), qnamew, qname.c_str(),
                    qaccw, qacc.c_str(), std::exp(hit.ln_p) * database_sequences, hit.score_bits, hit.bias_bits, "-",
                    "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
@@ -212,8 +195,8 @@ std::string pipeline_statistics_text(const SearchProfile& profile, const Pipelin
   const double n = static_cast<double>(counts.targets);
   const double Z = options.database_sequences > 0 ? options.database_sequences : n;
   std::string text = "Internal pipeline statistics summary:\n-------------------------------------\n";
-  text += format("Query model(s):              %15d  (%d nodes)\n", 1, profile.M);
-  text += format("Target sequences:            %15llu  (%llu residues searched)\n",
+  text += printf_text("Query model(s):              %15d  (%d nodes)\n", 1, profile.M);
+  text += printf_text("Target sequences:            %15llu  (%llu residues searched)\n",
                  static_cast<unsigned long long>(counts.targets), static_cast<unsigned long long>(counts.residues));
   const std::pair<const char*, std::uint64_t> stages[] = {{"Passed MSV filter:   ", counts.past_msv},
                                                           {"Passed bias filter:  ", counts.past_bias},
@@ -221,10 +204,10 @@ std::string pipeline_statistics_text(const SearchProfile& profile, const Pipelin
                                                           {"Passed Fwd filter:   ", counts.past_forward}};
   const double expected[] = {options.F1, options.F1, options.F2, options.F3};
   for (int s = 0; s < 4; ++s)
-    text += format("%s        %15llu  (%.6g); expected %.1f (%.6g)\n", stages[s].first,
+    text += printf_text("%s        %15llu  (%.6g); expected %.1f (%.6g)\n", stages[s].first,
                    static_cast<unsigned long long>(stages[s].second), static_cast<double>(stages[s].second) / n,
                    expected[s] * n, expected[s]);
-  text += format("Initial search space (Z):    %15.0f  %s\n", Z,
+  text += printf_text("Initial search space (Z):    %15.0f  %s\n", Z,
                  options.database_sequences > 0 ? "[as set by --Z on cmdline]" : "[actual number of targets]");
   return text;
 }

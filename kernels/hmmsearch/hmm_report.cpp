@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
+#include "core/text_format.h"
 #include "hmm_alidisplay.h"
 
 namespace helix::hmm {
@@ -13,19 +13,6 @@ namespace helix::hmm {
 namespace {
 
 constexpr double kLog2R = 1.44269504088896341;  // 1 / ln 2: nats to bits, as HMMER converts at print time
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  va_list args, copy;
-  va_start(args, pattern);
-  va_copy(copy, args);
-  const int size = std::vsnprintf(nullptr, 0, pattern, copy);
-  va_end(copy);
-  std::string text(size, '\0');
-  std::vsnprintf(text.data(), size + 1, pattern, args);
-  va_end(args);
-  return text;
-}
 
 const char* or_dash(const std::string& text) { return text.empty() ? "-" : text.c_str(); }
 
@@ -131,13 +118,13 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
   const int qaccw = std::max(10, text_width(report.accession));
   std::string text;
   if (header) {
-    text += format("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
+    text += printf_text("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
                    "--- best 1 domain ----", "--- domain number estimation ----");
-    text += format("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+    text += printf_text("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
                    " target name", taccw, "accession", qnamew, "query name", qaccw, "accession", "  E-value", " score",
                    " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep", "inc",
                    "description of target");
-    text += format("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
+    text += printf_text("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
                    "-------------------", taccw, "----------", qnamew, "--------------------", qaccw, "----------",
                    "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---", "---", "---",
                    "---", "---", "---", "---------------------");
@@ -146,7 +133,7 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
   for (const ReportTarget& target : report.targets) {
     if (!target.reported) continue;
     const DomainHit& best = target.domains.at(target.best_domain);
-    text += format("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
+    text += printf_text("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
                    tnamew, target.name.c_str(), taccw, or_dash(target.accession), qnamew, report.name.c_str(), qaccw,
                    or_dash(report.accession), std::exp(target.ln_p) * Z, target.score_bits, sequence_bias(target),
                    std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best), target.nexpected, target.nregions,
@@ -163,14 +150,14 @@ std::string domtblout_report_text(const QueryReport& report, bool header) {
   const int qaccw = std::max(10, text_width(report.accession));
   std::string text;
   if (header) {
-    text += format("#%*s %22s %40s %11s %11s %11s\n", tnamew + qnamew - 1 + 15 + taccw + qaccw, "",
+    text += printf_text("#%*s %22s %40s %11s %11s %11s\n", tnamew + qnamew - 1 + 15 + taccw + qaccw, "",
                    "--- full sequence ---", "-------------- this domain -------------", "hmm coord", "ali coord",
                    "env coord");
-    text += format("#%-*s %-*s %5s %-*s %-*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+    text += printf_text("#%-*s %-*s %5s %-*s %-*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
                    tnamew - 1, " target name", taccw, "accession", "tlen", qnamew, "query name", qaccw, "accession",
                    "qlen", "E-value", "score", "bias", "#", "of", "c-Evalue", "i-Evalue", "score", "bias", "from", "to",
                    "from", "to", "from", "to", "acc", "description of target");
-    text += format("#%*s %*s %5s %*s %*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+    text += printf_text("#%*s %*s %5s %*s %*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
                    tnamew - 1, "-------------------", taccw, "----------", "-----", qnamew, "--------------------",
                    qaccw, "----------", "-----", "---------", "------", "-----", "---", "---", "---------", "---------",
                    "------", "-----", "-----", "-----", "-----", "-----", "-----", "-----", "----",
@@ -183,7 +170,7 @@ std::string domtblout_report_text(const QueryReport& report, bool header) {
     for (const DomainHit& domain : target.domains) {
       if (!domain.reported) continue;
       const AlignmentDisplay& ali = domain.alignment;
-      text += format("%-*s %-*s %5ld %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld "
+      text += printf_text("%-*s %-*s %5ld %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld "
                      "%5d %5d %4.2f %s\n",
                      tnamew, target.name.c_str(), taccw, or_dash(target.accession), ali.L, qnamew, report.name.c_str(),
                      qaccw, or_dash(report.accession), ali.M, std::exp(target.ln_p) * Z, target.score_bits,
@@ -209,10 +196,10 @@ std::string target_list_text(const QueryReport& report) {
   const int namew = std::max(8, longest_name(report.targets));
   const int descw = std::max(32, report.options.textw - namew - 61);
   std::string text = "Scores for complete sequences (score includes all domains):\n";
-  text += format("  %22s  %22s  %8s\n", " --- full sequence ---", " --- best 1 domain ---", "-#dom-");
-  text += format("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "E-value", " score", " bias", "E-value", " score",
+  text += printf_text("  %22s  %22s  %8s\n", " --- full sequence ---", " --- best 1 domain ---", "-#dom-");
+  text += printf_text("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "E-value", " score", " bias", "E-value", " score",
                  " bias", "  exp", "N", namew, "Sequence", "Description");
-  text += format("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "-------", "------", "-----", "-------", "------",
+  text += printf_text("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "-------", "------", "-----", "-------", "------",
                  "-----", " ----", "--", namew, "--------", "-----------");
   bool threshold_shown = false;
   int reported = 0;
@@ -225,7 +212,7 @@ std::string target_list_text(const QueryReport& report) {
       threshold_shown = true;
     }
     const DomainHit& best = target.domains.at(target.best_domain);
-    text += format("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', std::exp(target.ln_p) * Z,
+    text += printf_text("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', std::exp(target.ln_p) * Z,
                    target.score_bits, sequence_bias(target), std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best),
                    target.nexpected, target.nreported, namew, target.name.c_str());
     text += " " + clipped(target.description, report.options.textw, descw) + "\n";
@@ -236,22 +223,22 @@ std::string target_list_text(const QueryReport& report) {
 
 std::string domain_row(const DomainHit& domain, int number, double domZ, double Z) {
   const AlignmentDisplay& ali = domain.alignment;
-  std::string row = format(" %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c", number, domain.included ? '!' : '?',
+  std::string row = printf_text(" %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c", number, domain.included ? '!' : '?',
                            domain.bitscore, domain_bias(domain), std::exp(domain.ln_p) * domZ,
                            std::exp(domain.ln_p) * Z, ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
                            ali.hmmto == ali.M ? ']' : '.');
-  row += format(" %7ld %7ld %c%c", ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.', ali.sqto == ali.L ? ']' : '.');
-  row += format(" %7d %7d %c%c", domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
+  row += printf_text(" %7ld %7ld %c%c", ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.', ali.sqto == ali.L ? ']' : '.');
+  row += printf_text(" %7d %7d %c%c", domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
                 domain.jenv == ali.L ? ']' : '.');
-  row += format(" %4.2f\n", domain_accuracy(domain));
+  row += printf_text(" %4.2f\n", domain_accuracy(domain));
   return row;
 }
 
 std::string domain_table_heading() {
-  std::string text = format(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias",
+  std::string text = printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias",
                             "c-Evalue", "i-Evalue", "hmmfrom", "hmm to", "  ", "alifrom", "ali to", "  ", "envfrom",
                             "env to", "  ", "acc");
-  text += format(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "---", "------", "-----",
+  text += printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "---", "------", "-----",
                  "---------", "---------", "-------", "-------", "  ", "-------", "-------", "  ", "-------", "-------",
                  "  ", "----");
   return text;
@@ -272,9 +259,9 @@ std::string target_domains_text(const QueryReport& report, const ReportTarget& t
   number = 0;
   for (const DomainHit& domain : target.domains) {
     if (!domain.reported) continue;
-    text += format("  == domain %d", ++number);
-    text += format("  score: %.1f bits", domain.bitscore);
-    text += format(";  conditional E-value: %.2g\n", std::exp(domain.ln_p) * report.domZ);
+    text += printf_text("  == domain %d", ++number);
+    text += printf_text("  score: %.1f bits", domain.bitscore);
+    text += printf_text(";  conditional E-value: %.2g\n", std::exp(domain.ln_p) * report.domZ);
     text += alignment_display_text(domain.alignment, report.name, target.name, options.textw, 40);
     text += "\n";
   }
@@ -297,7 +284,7 @@ std::string domain_annotation_text(const QueryReport& report) {
 }  // namespace
 
 std::string query_report_text(const QueryReport& report, const std::string& statistics) {
-  std::string text = format("Query:       %s  [M=%d]\n", report.name.c_str(), report.M);
+  std::string text = printf_text("Query:       %s  [M=%d]\n", report.name.c_str(), report.M);
   if (!report.accession.empty()) text += "Accession:   " + report.accession + "\n";
   if (!report.description.empty()) text += "Description: " + report.description + "\n";
   text += target_list_text(report) + "\n\n";
@@ -312,7 +299,7 @@ std::string report_statistics_text(const QueryReport& report, const PipelineCoun
   PipelineOptions options = pipeline;
   options.database_sequences = report.options.Z_from_option ? report.options.Z : 0;
   std::string text = pipeline_statistics_text(shown, counts, options);
-  text += format("Domain search space  (domZ): %15.0f  %s\n", report.domZ,
+  text += printf_text("Domain search space  (domZ): %15.0f  %s\n", report.domZ,
                  report.options.domZ > 0 ? "[as set by --domZ on cmdline]"
                                          : "[number of targets reported over threshold]");
   return text + timing_lines;
@@ -337,18 +324,18 @@ std::string hmmsearch_banner_text(const BannerOptions& o) {
   line(!o.domtblout_file.empty(), "# per-dom hits tabular output:     " + o.domtblout_file + "\n");
   line(o.noali, "# show alignments in output:       no\n");
   line(o.notextw, "# max ASCII text line length:      unlimited\n");
-  line(o.textw > 0, format("# max ASCII text line length:      %d\n", o.textw));
-  line(o.E > 0, format("# sequence reporting threshold:    E-value <= %g\n", o.E));
-  line(o.domE > 0, format("# domain reporting threshold:      E-value <= %g\n", o.domE));
-  line(o.incE > 0, format("# sequence inclusion threshold:    E-value <= %g\n", o.incE));
-  line(o.incdomE > 0, format("# domain inclusion threshold:      E-value <= %g\n", o.incdomE));
-  line(o.F1 > 0, format("# MSV filter P threshold:       <= %g\n", o.F1));
-  line(o.F2 > 0, format("# Vit filter P threshold:       <= %g\n", o.F2));
-  line(o.F3 > 0, format("# Fwd filter P threshold:       <= %g\n", o.F3));
+  line(o.textw > 0, printf_text("# max ASCII text line length:      %d\n", o.textw));
+  line(o.E > 0, printf_text("# sequence reporting threshold:    E-value <= %g\n", o.E));
+  line(o.domE > 0, printf_text("# domain reporting threshold:      E-value <= %g\n", o.domE));
+  line(o.incE > 0, printf_text("# sequence inclusion threshold:    E-value <= %g\n", o.incE));
+  line(o.incdomE > 0, printf_text("# domain inclusion threshold:      E-value <= %g\n", o.incdomE));
+  line(o.F1 > 0, printf_text("# MSV filter P threshold:       <= %g\n", o.F1));
+  line(o.F2 > 0, printf_text("# Vit filter P threshold:       <= %g\n", o.F2));
+  line(o.F3 > 0, printf_text("# Fwd filter P threshold:       <= %g\n", o.F3));
   line(o.nobias, "# biased composition HMM filter:   off\n");
-  line(o.Z > 0, format("# sequence search space set to:    %.0f\n", o.Z));
-  line(o.domZ > 0, format("# domain search space set to:      %.0f\n", o.domZ));
-  line(o.cpu >= 0, format("# number of worker threads:        %d\n", o.cpu));
+  line(o.Z > 0, printf_text("# sequence search space set to:    %.0f\n", o.Z));
+  line(o.domZ > 0, printf_text("# domain search space set to:      %.0f\n", o.domZ));
+  line(o.cpu >= 0, printf_text("# number of worker threads:        %d\n", o.cpu));
   text += dashes;
   return text + "\n";
 }
