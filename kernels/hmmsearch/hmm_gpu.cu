@@ -662,20 +662,12 @@ class GpuEngine : public HmmEngine {
   }
 
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
-    const ForwardStriped view{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
-                              profile_->fwd_e_move};
-    const std::size_t warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
-    const std::size_t block_bytes = warp_bytes * kForwardWarpsPerBlock;
-    const bool shared_rows = block_bytes <= kMaxSharedRows;
-    if (shared_rows)
-      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(block_bytes)),
-                 "Forward kernel shared memory");
+    const ForwardLaunch f = forward_launch();
     return batch_scores<float>(
-        which, kWarp, shared_rows ? 0 : warp_bytes, kForwardWarpsPerBlock * kWarp,
+        which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
-          forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_rows ? block_bytes : 0>>>(
-              codes_.data, offsets_.data, batch, count, view, static_cast<float*>(scratch), shared_rows, out, next,
+          forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
+              codes_.data, offsets_.data, batch, count, f.view, static_cast<float*>(scratch), f.shared_rows, out, next,
               nullptr, nullptr);
         });
   }
@@ -704,6 +696,27 @@ class GpuEngine : public HmmEngine {
  private:
   static constexpr int kBatchBlock = 128;
   static constexpr std::size_t kSpecialsBudget = std::size_t(256) << 20;  // bytes per array per batch
+
+  // The Forward warp kernel's profile view and where its rows live (shared
+  // memory when a block's fit).
+  struct ForwardLaunch {
+    ForwardStriped view;
+    std::size_t warp_bytes = 0, block_bytes = 0;
+    bool shared_rows = false;
+    std::size_t shared_bytes() const { return shared_rows ? block_bytes : 0; }
+  };
+  ForwardLaunch forward_launch() {
+    ForwardLaunch f{{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
+                     profile_->fwd_e_move}};
+    f.warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
+    f.block_bytes = f.warp_bytes * kForwardWarpsPerBlock;
+    f.shared_rows = f.block_bytes <= kMaxSharedRows;
+    if (f.shared_rows)
+      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(f.block_bytes)),
+                 "Forward kernel shared memory");
+    return f;
+  }
 
   std::size_t special_floats(std::uint32_t target) const {
     return static_cast<std::size_t>(targets_->length(target) + 1) * kSpecialCells;
@@ -762,19 +775,11 @@ class GpuEngine : public HmmEngine {
   // The Forward filter's warp kernel, also keeping every row's specials.
   void forward_with_specials(const BatchTarget* entries, std::uint32_t count, float* scores,
                              const std::uint64_t* special_offsets) {
-    const ForwardStriped view{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
-                              profile_->fwd_e_move};
-    const std::size_t warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
-    const std::size_t block_bytes = warp_bytes * kForwardWarpsPerBlock;
-    const bool shared_rows = block_bytes <= kMaxSharedRows;
-    if (shared_rows)
-      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(block_bytes)),
-                 "Forward kernel shared memory");
-    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, shared_rows ? 0 : warp_bytes);
-    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_rows ? block_bytes : 0>>>(
-        codes_.data, offsets_.data, entries, count, view, reinterpret_cast<float*>(rows_.data), shared_rows, scores,
-        work_counter(), forward_specials_.data, special_offsets);
+    const ForwardLaunch f = forward_launch();
+    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
+        codes_.data, offsets_.data, entries, count, f.view, reinterpret_cast<float*>(rows_.data), f.shared_rows,
+        scores, work_counter(), forward_specials_.data, special_offsets);
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 
