@@ -34,19 +34,15 @@
 #include "hmm_pipeline.h"
 #include "hmm_report.h"
 #include "hmm_search.h"
+#include "hmm_test_data.h"
 
 namespace helix::hmm {
 namespace {
 
+using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
+
 using namespace oracle_util;  // NOLINT: the oracle helpers
 
-std::string data_dir(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return std::string(value ? value : fallback) + "/";
-}
-const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
-const std::string kExamples = kTutorial + "../";
-const std::string kProteins = data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
 const std::string kHmmsearch = "/usr/bin/hmmsearch";
 constexpr double kZ = 1000000, kDomZ = 1000000;
 

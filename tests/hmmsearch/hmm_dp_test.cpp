@@ -14,17 +14,13 @@
 #include "core/file_io.h"
 #include "hmm_dp.h"
 #include "hmm_file.h"
+#include "hmm_test_data.h"
 
 namespace helix::hmm {
 namespace {
 
-std::string data_dir(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return std::string(value ? value : fallback) + "/";
-}
-const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
-const std::string kTestsuite = kTutorial + "../testsuite/";
-const std::string kProteins = data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
+using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
+
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 

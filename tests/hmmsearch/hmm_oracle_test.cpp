@@ -75,19 +75,15 @@
 #include "hmm_file.h"
 #include "hmm_oracle_util.h"
 #include "hmm_pipeline.h"
+#include "hmm_test_data.h"
 
 namespace helix::hmm {
 namespace {
 
+using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
+
 namespace fs = std::filesystem;
 
-std::string data_dir(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return std::string(value ? value : fallback) + "/";
-}
-const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
-const std::string kExamples = kTutorial + "../";
-const std::string kProteins = data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
 const std::string kHmmsearch = "/usr/bin/hmmsearch";
 const std::string kHmmemit = "/usr/bin/hmmemit";
 const std::string kHmmconvert = "/usr/bin/hmmconvert";

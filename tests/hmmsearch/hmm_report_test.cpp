@@ -32,9 +32,12 @@
 #include "core/file_io.h"
 #include "hmm_alidisplay.h"
 #include "hmm_report.h"
+#include "hmm_test_data.h"
 
 namespace helix::hmm {
 namespace {
+
+using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
 
 namespace fs = std::filesystem;
 
@@ -208,12 +211,6 @@ TEST(Report, NoHitsText) {
 
 const std::string kHmmsearch = "/usr/bin/hmmsearch";
 
-std::string data_dir(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return std::string(value ? value : fallback) + "/";
-}
-const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
-const std::string kProteins = data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -21,9 +21,12 @@
 #include "hmm_file.h"
 #include "hmm_profile.h"
 #include "hmm_sampling.h"
+#include "hmm_test_data.h"
 
 namespace helix::hmm {
 namespace {
+
+using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
 
 // ---------------------------------------------------------------------------
 // EaselFastRandom
@@ -417,11 +420,6 @@ TEST(StochasticTrace, LongTargetWithRescaledRows) {
 // The same held for ~400 envelopes (about 120 of them clustered) of hmmemit
 // samples of fn3, Pkinase and globins4 with 35-55% of residues mutated.
 
-std::string data_dir(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return std::string(value ? value : fallback) + "/";
-}
-const std::string kTutorial = data_dir("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial");
 
 // The residues of a Swiss-Prot entry (its SQ block).
 std::vector<std::uint8_t> swissprot_codes(const std::string& text) {
