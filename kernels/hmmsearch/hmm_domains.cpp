@@ -9,6 +9,7 @@
 
 #include "hmm_alidisplay.h"
 #include "hmm_filters.h"
+#include "hmm_float_mode.h"
 #include "hmm_pipeline.h"
 #include "hmm_sampling.h"
 
@@ -152,6 +153,7 @@ double outside_residue_nats(int L) {
 
 DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
                                 const DomainPosteriors* posteriors, const DomainDefinitionOptions& options) {
+  const HmmerFloatMode hmmer_mode;
   DomainDefiner definer(profile, codes, L, options);
   if (posteriors) return definer.run(*posteriors);
   return definer.run(whole_target_posteriors(profile, codes, L));
@@ -159,6 +161,7 @@ DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t
 
 TargetScores score_target(const SearchProfile& profile, float forward_nats, float null_nats, int L,
                           DomainDefinition& definition) {
+  const HmmerFloatMode hmmer_mode;
   TargetScores scores;
   if (definition.nregions == 0 || definition.nenvelopes == 0 || definition.domains.empty()) {
     scores.dropped = true;  // passed Forward, but no discrete domain

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "hmm_float_mode.h"
+
 namespace helix::hmm {
 namespace {
 
@@ -141,6 +143,7 @@ DomainPosteriors domain_decoding(const SpecialOdds& sx, const DpMatrix& fwd, con
 }
 
 DomainPosteriors whole_target_posteriors(const SearchProfile& profile, const std::uint8_t* codes, int L) {
+  const HmmerFloatMode hmmer_mode;
   const OddsProfile multihit = odds_profile(profile, L, true);
   DpMatrix fwd, bck;  // specials of every row, cells of two
   forward_matrix(codes, L, multihit, fwd, false);

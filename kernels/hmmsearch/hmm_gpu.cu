@@ -31,6 +31,7 @@
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
 #include "hmm_filters.h"
+#include "hmm_float_mode.h"
 
 namespace helix::hmm {
 namespace {
@@ -675,6 +676,7 @@ class GpuEngine : public HmmEngine {
   // The parser passes on the GPU (hmm_gpu_domains.cu), in batches whose
   // special-state rows fit a memory budget; decoding on the host.
   std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& which) override {
+    const HmmerFloatMode hmmer_mode;  // the host's decoding, as the reference's
     std::vector<DomainPosteriors> posteriors(which.size());
     std::vector<std::uint32_t> by_length(which.size());
     std::iota(by_length.begin(), by_length.end(), 0u);

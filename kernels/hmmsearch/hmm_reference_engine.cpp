@@ -3,6 +3,7 @@
 
 #include "hmm_engine.h"
 #include "hmm_filters.h"
+#include "hmm_float_mode.h"
 
 namespace helix::hmm {
 
@@ -24,6 +25,7 @@ class ReferenceEngine : public HmmEngine {
   void load_profile(const SearchProfile& profile) override { profile_ = &profile; }
 
   std::vector<float> msv_scores() override {
+    const HmmerFloatMode hmmer_mode;
     const MsvView view{profile_->M, profile_->msv_cost.data(), profile_->msv_bias, profile_->msv_tbm,
                        profile_->msv_tec};
     std::vector<std::uint8_t> row(msv_scratch_bytes(profile_->M));
@@ -37,6 +39,7 @@ class ReferenceEngine : public HmmEngine {
   }
 
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
+    const HmmerFloatMode hmmer_mode;
     std::vector<float> scores;
     for (std::uint32_t t : which) {
       const int L = targets_->length(t);
@@ -46,6 +49,7 @@ class ReferenceEngine : public HmmEngine {
   }
 
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {
+    const HmmerFloatMode hmmer_mode;
     const ViterbiView view{profile_->M, profile_->vit_match.data(), profile_->vit_transitions.data(),
                            profile_->vit_e_loop, profile_->vit_e_move, profile_->vit_dd_bound};
     std::vector<std::int16_t> rows(viterbi_scratch_words(profile_->M));
@@ -58,6 +62,7 @@ class ReferenceEngine : public HmmEngine {
   }
 
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
+    const HmmerFloatMode hmmer_mode;
     const ForwardView view{profile_->M, profile_->fwd_match.data(), profile_->fwd_transitions.data(),
                            profile_->fwd_e_loop, profile_->fwd_e_move};
     std::vector<float> scratch(forward_scratch_floats(profile_->M));
@@ -71,6 +76,7 @@ class ReferenceEngine : public HmmEngine {
   }
 
   std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& which) override {
+    const HmmerFloatMode hmmer_mode;
     std::vector<DomainPosteriors> posteriors;
     for (std::uint32_t t : which) posteriors.push_back(whole_target_posteriors(*profile_, targets_->begin(t),
                                                                                targets_->length(t)));
