@@ -51,33 +51,6 @@ struct Tables {
   std::string text;                   // the human-readable text, "Query:" to "//" of each query
 };
 
-// The queries' parts of hmmsearch's main output, without the two timing
-// lines of their statistics (run-dependent; our reports leave them out).
-std::string query_texts(const std::string& output) {
-  std::string text;
-  bool inside = false;
-  for (const std::string& line : lines_of(output)) {
-    inside = inside || line.rfind("Query:", 0) == 0;
-    if (!inside || line.rfind("# CPU time:", 0) == 0 || line.rfind("# Mc/sec:", 0) == 0) continue;
-    text += line + "\n";
-    if (line == "//") inside = false;
-  }
-  return text;
-}
-
-// The table lines up to the '#' tail that follows the last row.
-std::vector<std::string> table_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  bool rows_started = false;
-  for (const std::string& line : lines_of(text)) {
-    if (line.empty()) continue;
-    if (line[0] == '#' && (rows_started || lines.size() >= 3)) break;
-    rows_started = rows_started || line[0] != '#';
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 Tables run_hmmsearch(const std::string& hmm, const std::string& fasta, const TempDir& dir) {
   const std::string tbl = dir.file("t.tbl"), dom = dir.file("d.tbl"), out = dir.file("o.txt");
   const std::string command = kHmmsearch + " -Z " + printed("%.0f", kZ) + " --domZ " + printed("%.0f", kDomZ) +

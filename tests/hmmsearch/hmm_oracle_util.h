@@ -1,6 +1,8 @@
 // hmm_oracle_util.h: small helpers of the tests that run HMMER 3.3.2's own
-// programs as oracles (hmm_oracle_test, hmm_domain_oracle_test): a
-// temporary directory, a shell command's output, FASTA record slicing.
+// programs as oracles (hmm_oracle_test, hmm_domain_oracle_test,
+// server/hmm_merged_oracle_test): a temporary directory, a shell command's
+// output, FASTA record slicing, hmmsearch's tables and text without their
+// run-dependent lines.
 #pragma once
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -101,6 +103,34 @@ inline std::vector<std::string> record_texts(const std::string& fasta) {
     at = next == std::string::npos ? next : next + 1;
   }
   return records;
+}
+
+// A --tblout or --domtblout text's header lines and rows: everything before
+// the '#' tail (program, paths, date) that follows the last row.
+inline std::vector<std::string> table_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  bool rows_started = false;
+  for (const std::string& line : lines_of(text)) {
+    if (line.empty()) continue;
+    if (line[0] == '#' && (rows_started || lines.size() >= 3)) break;
+    rows_started = rows_started || line[0] != '#';
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// hmmsearch's main output from each "Query:" to its "//", without the two
+// timing lines of the statistics (run-dependent; our reports leave them out).
+inline std::string query_texts(const std::string& output) {
+  std::string text;
+  bool inside = false;
+  for (const std::string& line : lines_of(output)) {
+    inside = inside || line.rfind("Query:", 0) == 0;
+    if (!inside || line.rfind("# CPU time:", 0) == 0 || line.rfind("# Mc/sec:", 0) == 0) continue;
+    text += line + "\n";
+    if (line == "//") inside = false;
+  }
+  return text;
 }
 
 }  // namespace helix::hmm::oracle_util

@@ -42,7 +42,9 @@ namespace fs = std::filesystem;
 namespace data = hmm::test_data;
 using hmm::oracle_util::first_records;
 using hmm::oracle_util::lines_of;
+using hmm::oracle_util::query_texts;
 using hmm::oracle_util::shell_quoted;
+using hmm::oracle_util::table_lines;
 
 const std::string kHmmsearch = "/usr/bin/hmmsearch";
 const std::vector<std::string> kProfileNames = {"Pkinase", "fn3"};  // in the profiles file's order
@@ -53,32 +55,6 @@ struct Report {
   std::vector<std::string> tbl, dom;  // the three header lines, then every row
   std::string text;                   // each query's "Query:" .. "//", without the timing lines
 };
-
-// A table's header lines and rows: everything before the '#' tail.
-std::vector<std::string> table_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  bool rows_started = false;
-  for (const std::string& line : lines_of(text)) {
-    if (line.empty()) continue;
-    if (line[0] == '#' && (rows_started || lines.size() >= 3)) break;
-    rows_started = rows_started || line[0] != '#';
-    lines.push_back(line);
-  }
-  return lines;
-}
-
-// hmmsearch's -o text from each "Query:" to its "//", without the two timing lines.
-std::string query_texts(const std::string& output) {
-  std::string text;
-  bool inside = false;
-  for (const std::string& line : lines_of(output)) {
-    inside = inside || line.rfind("Query:", 0) == 0;
-    if (!inside || line.rfind("# CPU time:", 0) == 0 || line.rfind("# Mc/sec:", 0) == 0) continue;
-    text += line + "\n";
-    if (line == "//") inside = false;
-  }
-  return text;
-}
 
 // Appends `more`'s rows (its first three lines are the header) to `all`;
 // the first table's header is kept, every later one must equal it.
