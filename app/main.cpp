@@ -23,10 +23,14 @@ namespace {
 constexpr int kExitBadInput = 1;
 constexpr int kGpuRetryDelaySeconds = 600;
 
-// The client's choice of GPU wins over the command line (APP_INIT_DATA).
-int chosen_gpu_device(int command_line_device) {
+// The client's choice of GPU wins over the command line (APP_INIT_DATA). Under
+// the client, an app version without a GPU plan class gets no GPU (gpu_type
+// empty): that is the CPU app version of a release (packaging/), which then runs
+// the CPU engine rather than take a GPU the client did not give it.
+int chosen_gpu_device(int command_line_device, bool& force_cpu) {
   APP_INIT_DATA init_data;
   boinc_get_init_data(init_data);
+  if (!boinc_is_standalone() && init_data.gpu_type[0] == '\0') force_cpu = true;
   return init_data.gpu_device_num >= 0 ? init_data.gpu_device_num : command_line_device;
 }
 
@@ -68,7 +72,7 @@ int main(int argc, char** argv) {
   }
 
   boinc_init();
-  options.gpu_device = chosen_gpu_device(device);
+  options.gpu_device = chosen_gpu_device(device, options.force_cpu);
   try {
     run_work_unit(options);
   } catch (const helix::InputError& error) {
