@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""release_tree_test.py: lays out a release with packaging/make_release.sh from an
+already-built tree (--from-build: no fat build in CI) and checks what BOINC's
+bin/update_versions, the scheduler and create_work will read.
+
+    release_tree_test.py SOURCE_DIR BUILD_DIR WORK_DIR
+
+Checks:
+  * apps/helix/<MAJOR.MINOR>/ holds exactly a CPU (x86_64-pc-linux-gnu) and a GPU
+    (x86_64-pc-linux-gnu__cuda<NN>) app version directory;
+  * each version.xml parses, names one main program, every file it names exists,
+    every file present is named (update_versions would ship strays), the BOINC
+    libraries are copied into the slot, api_version is X.Y.Z;
+  * each main program runs `--version` and prints the version the directory
+    is named for, and resolves libboinc*.so.7 from its own directory;
+  * plan_class_spec.xml parses and defines the GPU directory's plan class
+    (nvidia, cuda, numeric minimum CUDA/driver/compute capability/GPU RAM, cpu_frac);
+  * every template parses; input templates number their files 0..n-1 and refer
+    to each once; the open names, in order, are those the kind's work generator
+    stages (spec.inputs / spec.outputs in kernels/<kind>/*_workunit.cpp), and
+    the app's job resolves each of them (runtime.resolve("name")).
+Exit 0 pass, 1 fail (one line per problem), 77 skip (no built app).
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+SKIP = 77
+PLATFORM = "x86_64-pc-linux-gnu"
+LIBRARIES = ["libboinc_api.so.7", "libboinc.so.7"]
+problems = []
+
+
+def fail(message):
+    problems.append(message)
+
+
+def parse_xml(path):
+    try:
+        return ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as error:
+        fail(f"{path}: does not parse: {error}")
+        return None
+
+
+def check_app_version(directory, version, version_dir):
+    root = parse_xml(os.path.join(directory, "version.xml"))
+    if root is None:
+        return
+    if root.tag != "version":
+        fail(f"{directory}/version.xml: root is <{root.tag}>, not <version>")
+    files = root.findall("file")
+    names = [f.findtext("physical_name", "").strip() for f in files]
+    mains = [f.findtext("physical_name", "").strip() for f in files if f.find("main_program") is not None]
+    if len(mains) != 1:
+        fail(f"{directory}/version.xml: {len(mains)} main programs, want 1")
+    for name in names:
+        if not name or "/" in name or not os.path.isfile(os.path.join(directory, name)):
+            fail(f"{directory}/version.xml names '{name}', which is not a file there")
+    present = sorted(f for f in os.listdir(directory) if f != "version.xml" and not f.endswith(".sig"))
+    if sorted(names) != present:
+        fail(f"{directory}: files {present} but version.xml names {sorted(names)}")
+    for library in LIBRARIES:
+        entry = [f for f in files if f.findtext("physical_name", "").strip() == library]
+        if not entry or entry[0].find("copy_file") is None:
+            fail(f"{directory}/version.xml: {library} missing or not <copy_file/>")
+    api = (root.findtext("api_version") or "").strip()
+    if not re.fullmatch(r"\d+\.\d+\.\d+", api):
+        fail(f"{directory}/version.xml: api_version '{api}' is not X.Y.Z")
+    if len(mains) != 1:
+        return
+    program = os.path.join(directory, mains[0])
+    if not os.access(program, os.X_OK):
+        fail(f"{program} is not executable")
+        return
+    if mains[0] != f"helix_{version}_{os.path.basename(directory)}":
+        fail(f"{program}: name does not say the release and app version")
+    run = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30)
+    if run.returncode != 0 or run.stdout.strip() != f"helix {version}":
+        fail(f"{program} --version: exit {run.returncode}, '{run.stdout.strip()}', want 'helix {version}'")
+    if ".".join(version.split(".")[:2]) != version_dir:
+        fail(f"version {version} is in directory {version_dir}")
+    ldd = subprocess.run(["ldd", program], capture_output=True, text=True, timeout=30).stdout
+    for library in LIBRARIES:
+        m = re.search(rf"^\s*{re.escape(library)} => (\S+)", ldd, re.M)
+        if not m or os.path.dirname(os.path.realpath(m.group(1))) != os.path.realpath(directory):
+            fail(f"{program} does not load {library} from its own directory (RUNPATH $ORIGIN)")
+
+
+def check_plan_class(path, plan_class):
+    root = parse_xml(path)
+    if root is None:
+        return
+    classes = {c.findtext("name", "").strip(): c for c in root.findall("plan_class")}
+    spec = classes.get(plan_class)
+    if spec is None:
+        fail(f"{path}: no plan class '{plan_class}' (has {sorted(classes)})")
+        return
+    if (spec.findtext("gpu_type") or "").strip() != "nvidia" or spec.find("cuda") is None:
+        fail(f"{path}: {plan_class} is not <gpu_type>nvidia</gpu_type> with <cuda/>")
+    for tag in ["min_cuda_version", "min_driver_version", "min_nvidia_compcap", "min_gpu_ram_mb"]:
+        if not re.fullmatch(r"\d+", (spec.findtext(tag) or "").strip()):
+            fail(f"{path}: {plan_class} <{tag}> is not a whole number")
+    try:
+        if not 0 < float(spec.findtext("cpu_frac")) <= 1:
+            raise ValueError
+    except (TypeError, ValueError):
+        fail(f"{path}: {plan_class} <cpu_frac> is not in (0, 1]")
+
+
+def generator_names(source, kind_dir):
+    """(inputs or None, outputs) in the order the kind's work generator lists them."""
+    text = "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*_workunit.cpp")))
+    m_in = re.search(r"spec\.inputs\s*=\s*\{(.*?)\};", text, re.S)
+    m_out = re.search(r"spec\.outputs\s*=\s*\{([^}]*)\}", text)
+    inputs = re.findall(r'\{"([^"]+)"', m_in.group(1)) if m_in else None
+    outputs = re.findall(r'"([^"]+)"', m_out.group(1)) if m_out else []
+    return inputs, outputs
+
+
+def check_templates(source, templates):
+    kinds_dir = os.path.join(source, "kernels")
+    app_main = open(os.path.join(source, "app", "main.cpp")).read()
+    for kind in sorted(os.listdir(kinds_dir)):
+        kind_dir = os.path.join(kinds_dir, kind)
+        if not glob.glob(os.path.join(kind_dir, "*_workunit.cpp")):
+            continue
+        inputs, outputs = generator_names(source, kind_dir)
+        job_text = app_main + "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*.cpp")))
+        resolved = set(re.findall(r'resolve\("([^"]+)"\)', job_text))
+        for name in (inputs or []) + outputs:
+            if name not in resolved:
+                fail(f"kernels/{kind}: '{name}' is staged by helix-wu but the app never resolves it")
+        in_path, out_path = os.path.join(templates, f"{kind}_in"), os.path.join(templates, f"{kind}_out")
+        if inputs is None:  # per-WU logical names (glcm): helix-wu writes each WU's input template
+            if os.path.exists(in_path):
+                fail(f"{in_path}: {kind}'s input names are per WU; a fixed template cannot match them")
+        elif not os.path.exists(in_path):
+            fail(f"{in_path} is missing")
+        else:
+            root = parse_xml(in_path)
+            if root is not None:
+                numbers = [int(n.text) for n in root.iter("number")]
+                refs = root.findall("workunit/file_ref")
+                if numbers != list(range(len(numbers))) or sorted(int(r.findtext("file_number")) for r in refs) != numbers:
+                    fail(f"{in_path}: file_info numbers {numbers} and file_refs do not match")
+                names = [r.findtext("open_name") for r in refs]
+                if names != inputs:
+                    fail(f"{in_path}: open names {names}, helix-wu stages {inputs}")
+                for tag in ["rsc_fpops_est", "rsc_fpops_bound", "rsc_memory_bound", "rsc_disk_bound"]:
+                    if not re.fullmatch(r"\d+", root.findtext(f"workunit/{tag}") or ""):
+                        fail(f"{in_path}: <{tag}> is not a whole number")
+        if not os.path.exists(out_path):
+            fail(f"{out_path} is missing")
+            continue
+        root = parse_xml(out_path)
+        if root is None:
+            continue
+        infos = root.findall("file_info")
+        refs = root.findall("result/file_ref")
+        for i, (info, ref) in enumerate(zip(infos, refs)):
+            if info.find(f"name/OUTFILE_{i}") is None or ref.find(f"file_name/OUTFILE_{i}") is None:
+                fail(f"{out_path}: output {i} is not <OUTFILE_{i}/>")
+            if info.find("url/UPLOAD_URL") is None or not re.fullmatch(r"\d+", info.findtext("max_nbytes") or ""):
+                fail(f"{out_path}: output {i} lacks <url><UPLOAD_URL/></url> or a whole max_nbytes")
+        names = [r.findtext("open_name") for r in refs]
+        if len(infos) != len(refs) or names != outputs:
+            fail(f"{out_path}: open names {names}, the app writes {outputs}")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    source, build, work = sys.argv[1:]
+    if not os.access(os.path.join(build, "app", "helix"), os.X_OK) or not shutil.which("ldd"):
+        print(f"skip: no built app in {build}/app/helix (or no ldd)")
+        return SKIP
+    out = os.path.join(work, "out")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    run = subprocess.run(["bash", os.path.join(source, "packaging", "make_release.sh"), "--from-build", build,
+                          "--out", out], capture_output=True, text=True, timeout=120)
+    sys.stdout.write(run.stdout)
+    if run.returncode != 0:
+        print(f"make_release.sh failed ({run.returncode}): {run.stderr.strip()}")
+        return 1
+    version_dirs = os.listdir(os.path.join(out, "apps", "helix"))
+    if len(version_dirs) != 1:
+        print(f"apps/helix holds {version_dirs}, want one version")
+        return 1
+    version_dir = version_dirs[0]
+    version = subprocess.run([os.path.join(build, "app", "helix"), "--version"], capture_output=True,
+                             text=True).stdout.split()[-1]
+    root = os.path.join(out, "apps", "helix", version_dir)
+    app_versions = sorted(os.listdir(root))
+    gpu = [d for d in app_versions if re.fullmatch(rf"{PLATFORM}__cuda\d+", d)]
+    if PLATFORM not in app_versions or len(gpu) != 1 or len(app_versions) != 2:
+        fail(f"{root}: app versions {app_versions}, want {PLATFORM} and {PLATFORM}__cuda<NN>")
+    for d in app_versions:
+        check_app_version(os.path.join(root, d), version, version_dir)
+    if gpu:
+        check_plan_class(os.path.join(out, "plan_class_spec.xml"), gpu[0].split("__")[1])
+    check_templates(source, os.path.join(out, "templates"))
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if not problems:
+        print("release tree OK")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
