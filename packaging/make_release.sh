@@ -85,11 +85,19 @@ lowest_arch="$(echo "$archs" | tr ';' '\n' | sed 's/-.*//' | grep -E '^[0-9]+$' 
 [ -n "$lowest_arch" ] || die "cannot read CUDA architectures '$archs'"
 min_compcap=$(( (lowest_arch / 10) * 100 + lowest_arch % 10 ))
 
-# The only shared libraries the app may need beyond glibc/libstdc++ are BOINC's.
+# The only shared libraries the app should need beyond glibc/libstdc++ are
+# BOINC's. The CUDA runtime, libpng and zstd must be static (an error); any
+# other library is a warning: a volunteer's host may lack it (today swsearch's
+# parasail, libparasail.so.8, which pulls in libz.so.1).
 needed="$(ldd "$binary")" || die "ldd $binary failed"
-for unwanted in libcudart libpng libz.so libzstd; do
+for unwanted in libcudart libpng libzstd; do
   if echo "$needed" | grep -q "$unwanted"; then die "$binary links $unwanted dynamically; release builds link it statically"; fi
 done
+others="$(echo "$needed" | awk '$2 == "=>" { print $1 }' \
+          | grep -Ev '^(libboinc_api\.so\.7|libboinc\.so\.7|libstdc\+\+\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libc\.so\.6)$' || true)"
+if [ -n "$others" ]; then
+  echo "make_release: warning: $binary also needs $(echo $others): not shipped; hosts without them cannot run it" >&2
+fi
 libraries=(libboinc_api.so.7 libboinc.so.7)
 declare -A library_path
 for library in "${libraries[@]}"; do
