@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "core/errors.h"
@@ -53,6 +54,14 @@ class LineReader {
     if (word.empty() || *end != '\0' || !std::isfinite(value)) fail("\"" + word + "\" is not a number");
     return value;
   }
+  // A whole number in [low, high], range-checked before it becomes an int
+  // (a double outside int's range cast to int is undefined behaviour).
+  int integer(const std::string& word, const char* tag, int low, int high) const {
+    const double value = number(word);
+    if (value != std::floor(value) || value < low || value > high)
+      fail(std::string(tag) + " must be an integer in " + std::to_string(low) + ".." + std::to_string(high));
+    return static_cast<int>(value);
+  }
 
  private:
   std::istringstream in_;
@@ -87,11 +96,10 @@ void read_header_line(LineReader& reader, const std::vector<std::string>& w, Pro
   else if (tag == "ACC") hmm.accession = rest();
   else if (tag == "DESC") hmm.description = rest();
   else if (tag == "LENG") {
-    hmm.length = static_cast<int>(reader.number(w.size() > 1 ? w[1] : ""));
-    if (hmm.length < 1 || hmm.length > 100000) reader.fail("LENG must be 1..100000");
+    hmm.length = reader.integer(w.size() > 1 ? w[1] : "", "LENG", 1, 100000);
   } else if (tag == "ALPH") {
     if (w.size() < 2 || w[1] != "amino") reader.fail("the model is not a protein model (ALPH " + rest() + ")");
-  } else if (tag == "NSEQ") hmm.sequences = static_cast<int>(reader.number(w.size() > 1 ? w[1] : ""));
+  } else if (tag == "NSEQ") hmm.sequences = reader.integer(w.size() > 1 ? w[1] : "", "NSEQ", 0, std::numeric_limits<int>::max());
   else if (tag == "EFFN") hmm.effective_sequences = reader.number(w.size() > 1 ? w[1] : "");
   else if (tag == "GA") {
     if (w.size() < 3) reader.fail("GA needs two thresholds");

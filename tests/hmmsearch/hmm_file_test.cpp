@@ -114,6 +114,11 @@ TEST_F(HmmFile, DamagedFilesGiveOneClearError) {
   EXPECT_NE(error_of(globins4_.substr(0, globins4_.size() - 3)).find("ends early"), std::string::npos);  // no "//"
   EXPECT_NE(error_of(replaced("LENG  149", "LENG  150")).find("expected node 150"), std::string::npos);
   EXPECT_NE(error_of(replaced("LENG  149", "LENG  148")).find("more nodes than LENG"), std::string::npos);
+  // Found by fuzzing (tests/fuzz/corpus/fuzz_hmm_file/crash-leng-out-of-int-range): a count
+  // past int's range was cast to int (undefined behaviour) before its range check.
+  EXPECT_NE(error_of(replaced("LENG  149", "LENG  9e72")).find("LENG must be an integer in 1..100000"), std::string::npos);
+  EXPECT_NE(error_of(replaced("LENG  149", "LENG  149.5")).find("LENG must be an integer"), std::string::npos);
+  EXPECT_NE(error_of(replaced("NSEQ  4", "NSEQ  1e300")).find("NSEQ must be an integer"), std::string::npos);
   EXPECT_NE(error_of(replaced("1.70038", "1.7oo38")).find("not a -ln(probability)"), std::string::npos);
   EXPECT_NE(error_of(replaced("1.70038", "0.10038")).find("sum to"), std::string::npos);
   EXPECT_NE(error_of(replaced("HMMER3/f", "HMMER3/b")).find("not an HMMER3 profile"), std::string::npos);
