@@ -23,6 +23,7 @@ packages=(
   ncbi-data                                # NCBI substitution matrices (BLOSUM, PAM) for swsearch
   parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
   hmmer hmmer-examples mmseqs2-examples    # hmmsearch oracle; real protein sequences
+  clang libclang-rt-14-dev                 # libFuzzer + ASan/UBSan for the parser fuzz targets (scripts/fuzz.sh)
 )
 
 missing=()
