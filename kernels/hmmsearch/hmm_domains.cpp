@@ -19,18 +19,6 @@ namespace {
 // HMMER's null model's "omega": the prior weight of the null2 hypothesis.
 constexpr float kNull2Omega = 1.0f / 256.0f;
 
-// Easel's esl_vec_FSum: compensated (Kahan) float summation.
-float kahan_sum(const float* values, int n) {
-  float sum = 0.0f, compensation = 0.0f;
-  for (int i = 0; i < n; ++i) {
-    const float y = values[i] - compensation;
-    const float t = sum + y;
-    compensation = (t - sum) - y;
-    sum = t;
-  }
-  return sum;
-}
-
 // The null2 bias of a domain or target, nats: log(1 + omega e^correction).
 float null2_bias(float correction_nats) {
   return hmmer_flogsum(0.0f, static_cast<float>(std::log(static_cast<double>(kNull2Omega)) + correction_nats));
@@ -168,7 +156,7 @@ TargetScores score_target(const SearchProfile& profile, float forward_nats, floa
     return scores;
   }
   // The null2-corrected score of the whole target.
-  const float target_bias = null2_bias(kahan_sum(definition.null2_scores.data(), L + 1));
+  const float target_bias = null2_bias(easel_float_sum(definition.null2_scores.data(), L + 1));
   float pre_score = static_cast<float>((forward_nats - null_nats) / kLn2);
   float seq_score = static_cast<float>((forward_nats - (null_nats + target_bias)) / kLn2);
 

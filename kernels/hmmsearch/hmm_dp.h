@@ -169,6 +169,10 @@ struct Trace {
 float optimal_accuracy(const OddsProfile& profile, const DpMatrix& pp, DpMatrix& oa);
 Trace optimal_accuracy_trace(const OddsProfile& profile, const DpMatrix& pp, const DpMatrix& oa);
 
+// Easel's esl_vec_FSum: compensated (Kahan) float summation, in order. The
+// null2 bias and the sampler's normalizations sum through it.
+float easel_float_sum(const float* values, int n);
+
 // HMMER's table-driven log(e^a + e^b) (p7_FLogsum, 0.001-nat steps): the
 // null2 bias terms go through it, so its rounding shows in printed scores.
 float hmmer_flogsum(float a, float b);
