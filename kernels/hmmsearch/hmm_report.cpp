@@ -111,11 +111,22 @@ double apply_thresholds(QueryReport& report) {
 
 // ------------------------------------------------------------------ tables
 
+namespace {
+
+// Column widths both tables share: target name and accession, query name
+// and accession, at least hmmsearch's minimums (20, 10, 20, 10).
+struct TableWidths {
+  int target_name, target_accession, query_name, query_accession;
+};
+TableWidths table_widths(const QueryReport& report) {
+  return {std::max(20, longest_name(report.targets)), std::max(10, longest_accession(report.targets)),
+          std::max(20, text_width(report.name)), std::max(10, text_width(report.accession))};
+}
+
+}  // namespace
+
 std::string tblout_report_text(const QueryReport& report, bool header) {
-  const int tnamew = std::max(20, longest_name(report.targets));
-  const int taccw = std::max(10, longest_accession(report.targets));
-  const int qnamew = std::max(20, text_width(report.name));
-  const int qaccw = std::max(10, text_width(report.accession));
+  const auto [tnamew, taccw, qnamew, qaccw] = table_widths(report);
   std::string text;
   if (header) {
     text += printf_text("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
@@ -144,10 +155,7 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
 }
 
 std::string domtblout_report_text(const QueryReport& report, bool header) {
-  const int tnamew = std::max(20, longest_name(report.targets));
-  const int taccw = std::max(10, longest_accession(report.targets));
-  const int qnamew = std::max(20, text_width(report.name));
-  const int qaccw = std::max(10, text_width(report.accession));
+  const auto [tnamew, taccw, qnamew, qaccw] = table_widths(report);
   std::string text;
   if (header) {
     text += printf_text("#%*s %22s %40s %11s %11s %11s\n", tnamew + qnamew - 1 + 15 + taccw + qaccw, "",
