@@ -21,6 +21,8 @@
 //   BM_GpuMsv       MSV filter, every target (the warp kernels).
 //   BM_GpuViterbi   Viterbi filter, the targets the pipeline sends to it.
 //   BM_GpuForward   Forward, the targets that pass Viterbi.
+//   BM_CpuForward   the same targets through the CPU reference's Forward, one
+//                   host thread.
 //   BM_GpuPipeline  search_chunk on the GPU engine: the filters only (MSV, the
 //                   host's decisions, bias, Viterbi, Forward, E-values).
 //   BM_GpuDomains   domain definition's parser passes (Forward and Backward
@@ -216,6 +218,20 @@ void BM_GpuForward(benchmark::State& state) {
   state.counters["targets"] = static_cast<double>(stages.forward.size());
 }
 
+// The CPU reference's Forward (one host thread) over the same targets: what a
+// host thread would take for the targets the GPU's one-warp rows are slowest on.
+void BM_CpuForward(benchmark::State& state) {
+  if (!have_gpu(state)) return;  // the target set comes from the GPU pipeline
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  const StageTargets stages = stage_targets(profile);
+  std::unique_ptr<HmmEngine> reference = make_reference_engine();
+  reference->load_targets(workload().chunk);
+  reference->load_profile(profile);
+  timed(state, residues_of(stages.forward), profile,
+        [&] { benchmark::DoNotOptimize(reference->forward_scores(stages.forward)); });
+  state.counters["targets"] = static_cast<double>(stages.forward.size());
+}
+
 void BM_GpuPipeline(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const SearchProfile& profile = workload().profiles[state.range(0)];
@@ -331,6 +347,7 @@ int main(int argc, char** argv) {
     for (auto* bench : {benchmark::RegisterBenchmark("BM_GpuMsv", BM_GpuMsv),
                         benchmark::RegisterBenchmark("BM_GpuViterbi", BM_GpuViterbi),
                         benchmark::RegisterBenchmark("BM_GpuForward", BM_GpuForward),
+                        benchmark::RegisterBenchmark("BM_CpuForward", BM_CpuForward),
                         benchmark::RegisterBenchmark("BM_GpuPipeline", BM_GpuPipeline),
                         benchmark::RegisterBenchmark("BM_GpuDomains", BM_GpuDomains),
                         benchmark::RegisterBenchmark("BM_Hmmsearch", BM_Hmmsearch)}) {
