@@ -14,7 +14,9 @@
 # Output (V = MAJOR.MINOR of the project version, BOINC's version directory;
 # P = x86_64-pc-linux-gnu; C = cuda<major><minor> of the CUDA toolkit, e.g. cuda130):
 #   DIR/apps/helix/V/P__C/   GPU app version: helix_<version>_P__C (main program),
-#                            libboinc_api.so.7, libboinc.so.7, version.xml
+#                            the shared libraries it needs beyond glibc/libstdc++
+#                            (libboinc_api.so.7, libboinc.so.7, libparasail.so.8,
+#                            libz.so.1), version.xml
 #   DIR/apps/helix/V/P/      CPU app version: the same binary as helix_<version>_P;
 #                            it runs the CPU engine when the client gives it no GPU
 #   DIR/plan_class_spec.xml  the GPU plan class C (merge into the project's file)
@@ -85,25 +87,27 @@ lowest_arch="$(echo "$archs" | tr ';' '\n' | sed 's/-.*//' | grep -E '^[0-9]+$' 
 [ -n "$lowest_arch" ] || die "cannot read CUDA architectures '$archs'"
 min_compcap=$(( (lowest_arch / 10) * 100 + lowest_arch % 10 ))
 
-# The only shared libraries the app should need beyond glibc/libstdc++ are
-# BOINC's. The CUDA runtime, libpng and zstd must be static (an error); any
-# other library is a warning: a volunteer's host may lack it (today swsearch's
-# parasail, libparasail.so.8, which pulls in libz.so.1).
+# Shared libraries: the CUDA runtime, libpng and zstd must be static (an error).
+# Every other library beyond glibc, libstdc++ and libgcc ships beside the app:
+# BOINC's two (Debian's libboinc_api.a is an empty stub) and swsearch's parasail
+# with the zlib it needs (Debian ships parasail's SIMD parts as static archives
+# but its dispatcher only as libparasail.so.8). The client puts the slot on
+# LD_LIBRARY_PATH, so a shipped library's own dependencies are found there too.
 needed="$(ldd "$binary")" || die "ldd $binary failed"
 for unwanted in libcudart libpng libzstd; do
   if echo "$needed" | grep -q "$unwanted"; then die "$binary links $unwanted dynamically; release builds link it statically"; fi
 done
-others="$(echo "$needed" | awk '$2 == "=>" { print $1 }' \
-          | grep -Ev '^(libboinc_api\.so\.7|libboinc\.so\.7|libstdc\+\+\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libc\.so\.6)$' || true)"
-if [ -n "$others" ]; then
-  echo "make_release: warning: $binary also needs $(echo $others): not shipped; hosts without them cannot run it" >&2
-fi
-libraries=(libboinc_api.so.7 libboinc.so.7)
+if echo "$needed" | grep -q "not found"; then die "$binary has unresolved libraries: $(echo "$needed" | grep 'not found' | tr -s ' \t' ' ')"; fi
+system_libraries='^(libstdc\+\+\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1)$'
+mapfile -t libraries < <(echo "$needed" | awk '$2 == "=>" { print $1 }' | grep -Ev "$system_libraries" | sort)
 declare -A library_path
 for library in "${libraries[@]}"; do
   path="$(echo "$needed" | awk -v lib="$library" '$1 == lib { print $3 }')"
   [ -n "$path" ] && [ -f "$path" ] || die "$binary does not resolve $library"
   library_path[$library]="$path"
+done
+for library in libboinc_api.so.7 libboinc.so.7; do
+  [ -n "${library_path[$library]:-}" ] || die "$binary does not link $library (the BOINC API must be linked as a shared library)"
 done
 # api_version: the BOINC API the app was linked with, from the library's full
 # version (libboinc_api.so.7 -> libboinc_api.so.7.20.5).
@@ -117,7 +121,7 @@ rm -rf "$app_root" "$out/templates" "$out/plan_class_spec.xml"
 mkdir -p "$app_root" "$out/templates"
 
 # One app version directory: the binary under a name unique to this release and
-# platform (BOINC files are immutable), the BOINC libraries under their sonames,
+# platform (BOINC files are immutable), the shipped libraries under their sonames,
 # copied into the slot (the client puts the slot and the project directory on
 # LD_LIBRARY_PATH; the binary's RUNPATH is $ORIGIN), and version.xml.
 write_app_version() {

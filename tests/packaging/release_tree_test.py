@@ -9,8 +9,10 @@ Checks:
   * apps/helix/<MAJOR.MINOR>/ holds exactly a CPU (x86_64-pc-linux-gnu) and a GPU
     (x86_64-pc-linux-gnu__cuda<NN>) app version directory;
   * each version.xml parses, names one main program, every file it names exists,
-    every file present is named (update_versions would ship strays), the BOINC
-    libraries are copied into the slot, api_version is X.Y.Z;
+    every file present is named (update_versions would ship strays), api_version
+    is X.Y.Z; every shared library the program needs beyond glibc/libstdc++
+    (the BOINC libraries, parasail, zlib) is shipped, copied into the slot, and
+    is the one loaded with the slot on LD_LIBRARY_PATH, as the client runs it;
   * each main program runs `--version` and prints the version the directory
     is named for, and resolves libboinc*.so.7 from its own directory;
   * plan_class_spec.xml parses and defines the GPU directory's plan class
@@ -31,7 +33,10 @@ import xml.etree.ElementTree as ET
 
 SKIP = 77
 PLATFORM = "x86_64-pc-linux-gnu"
-LIBRARIES = ["libboinc_api.so.7", "libboinc.so.7"]
+# Libraries a volunteer's Linux host is assumed to have; everything else the
+# app needs must ship in its app version directory.
+SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0",
+                    "libdl.so.2", "librt.so.1", "linux-vdso.so.1"}
 problems = []
 
 
@@ -64,10 +69,23 @@ def check_app_version(directory, version, version_dir):
     present = sorted(f for f in os.listdir(directory) if f != "version.xml" and not f.endswith(".sig"))
     if sorted(names) != present:
         fail(f"{directory}: files {present} but version.xml names {sorted(names)}")
-    for library in LIBRARIES:
+    # What the main program loads as the client starts it: the slot (here the
+    # app version directory) on LD_LIBRARY_PATH.
+    ldd = ""
+    if len(mains) == 1:
+        env = dict(os.environ, LD_LIBRARY_PATH=directory)
+        ldd = subprocess.run(["ldd", os.path.join(directory, mains[0])], capture_output=True, text=True,
+                             timeout=30, env=env).stdout
+    loaded = dict(re.findall(r"^\s*(\S+) => (\S+)", ldd, re.M))
+    shipped = sorted(name for name in loaded if name not in SYSTEM_LIBRARIES)
+    for library in shipped + ["libboinc_api.so.7", "libboinc.so.7"]:
         entry = [f for f in files if f.findtext("physical_name", "").strip() == library]
         if not entry or entry[0].find("copy_file") is None:
             fail(f"{directory}/version.xml: {library} missing or not <copy_file/>")
+        elif os.path.dirname(os.path.realpath(loaded.get(library, "/"))) != os.path.realpath(directory):
+            fail(f"{directory}: {library} is not loaded from the app version directory ({loaded.get(library)})")
+    if "not found" in ldd:
+        fail(f"{directory}: unresolved libraries: {ldd}")
     api = (root.findtext("api_version") or "").strip()
     if not re.fullmatch(r"\d+\.\d+\.\d+", api):
         fail(f"{directory}/version.xml: api_version '{api}' is not X.Y.Z")
@@ -85,7 +103,7 @@ def check_app_version(directory, version, version_dir):
     if ".".join(version.split(".")[:2]) != version_dir:
         fail(f"version {version} is in directory {version_dir}")
     ldd = subprocess.run(["ldd", program], capture_output=True, text=True, timeout=30).stdout
-    for library in LIBRARIES:
+    for library in ["libboinc_api.so.7", "libboinc.so.7"]:
         m = re.search(rf"^\s*{re.escape(library)} => (\S+)", ldd, re.M)
         if not m or os.path.dirname(os.path.realpath(m.group(1))) != os.path.realpath(directory):
             fail(f"{program} does not load {library} from its own directory (RUNPATH $ORIGIN)")
