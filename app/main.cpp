@@ -6,8 +6,10 @@
 //
 // Exit paths: success -> boinc_finish(0) with the result files written;
 // bad input -> one "helix: error: ..." line, boinc_finish(1), no result files;
-// GPU fault -> boinc_temporary_exit (the client retries later), no result files.
+// GPU fault or full disk -> boinc_temporary_exit (the client retries later), no
+// result files.
 #include <cstdio>
+#include <cstdlib>
 
 #include <CLI/CLI.hpp>
 #include <boinc_api.h>
@@ -22,6 +24,18 @@ namespace {
 
 constexpr int kExitBadInput = 1;
 constexpr int kGpuRetryDelaySeconds = 600;
+// Someone has to free space first; the client checks its own disk limits too.
+constexpr int kDiskFullRetryDelaySeconds = 600;
+
+// Asks the client to run the task again after delay_s. boinc_temporary_exit()
+// returns only when it could not write its note to the client (a full disk can
+// do that): exit(0) without boinc_finish() then, which the client takes for a
+// premature exit and restarts the task. Never a result, never a compute error.
+[[noreturn]] void exit_temporarily(int delay_s, const char* reason) {
+  boinc_temporary_exit(delay_s, reason);
+  std::fprintf(stderr, "helix: could not write boinc_temporary_exit; exiting for a restart\n");
+  std::exit(0);
+}
 
 // The client's choice of GPU wins over the command line (APP_INIT_DATA). Under
 // the client, an app version without a GPU plan class gets no GPU (gpu_type
@@ -80,10 +94,13 @@ int main(int argc, char** argv) {
     boinc_finish(kExitBadInput);
   } catch (const helix::GpuError& error) {
     std::fprintf(stderr, "helix: GPU fault, will retry later: %s\n", error.what());
-    boinc_temporary_exit(kGpuRetryDelaySeconds, error.what());
+    exit_temporarily(kGpuRetryDelaySeconds, error.what());
+  } catch (const helix::StorageFull& error) {
+    std::fprintf(stderr, "helix: disk full, will retry later: %s\n", error.what());
+    exit_temporarily(kDiskFullRetryDelaySeconds, "disk full");
   } catch (const helix::StopRequested&) {
     std::fprintf(stderr, "helix: quitting at the client's request; state checkpointed\n");
-    boinc_temporary_exit(0, "quit requested");
+    exit_temporarily(0, "quit requested");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "helix: error: %s\n", error.what());
     boinc_finish(kExitBadInput);

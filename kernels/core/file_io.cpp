@@ -41,33 +41,52 @@ std::string read_text_maybe_gzipped(const std::string& path) {
   return text;
 }
 
+namespace {
+
+// A failed write: StorageFull when the disk or the quota is full (the work is
+// fine; the app exits temporarily), std::runtime_error otherwise.
+[[noreturn]] void throw_write_failure(const std::string& what, int error_number) {
+  const std::string message = what + ": " + std::strerror(error_number);
+  if (error_number == ENOSPC || error_number == EDQUOT) throw StorageFull(message);
+  throw std::runtime_error(message);
+}
+
+// Removes the temp file of a failed write, then throws (errno saved first).
+[[noreturn]] void abandon_temp_file(const std::string& temp_path, const std::string& what, int error_number) {
+  ::unlink(temp_path.c_str());
+  throw_write_failure(what, error_number);
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
   const std::string temp_path = path + ".tmp";
   int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + temp_path + ": " + std::strerror(errno));
+  if (fd < 0) throw_write_failure("cannot create " + temp_path, errno);
   const auto* cursor = static_cast<const char*>(data);
   std::size_t left = size;
   while (left > 0) {
     ssize_t wrote = ::write(fd, cursor, left);
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) {
-      int saved = errno;
+      // write() returning 0 for a non-empty buffer means no room either.
+      const int saved = wrote < 0 ? errno : ENOSPC;
       ::close(fd);
-      ::unlink(temp_path.c_str());
-      throw std::runtime_error("cannot write " + temp_path + ": " + std::strerror(saved));
+      abandon_temp_file(temp_path, "cannot write " + temp_path, saved);
     }
     cursor += wrote;
     left -= static_cast<std::size_t>(wrote);
   }
-  // fsync so that a crash after rename never exposes a short file.
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(temp_path.c_str());
-    throw std::runtime_error("cannot flush " + temp_path);
+  // fsync so that a crash after rename never exposes a short file. A full disk
+  // may show only here (delayed allocation, network file systems).
+  if (::fsync(fd) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    abandon_temp_file(temp_path, "cannot flush " + temp_path, saved);
   }
-  if (std::rename(temp_path.c_str(), path.c_str()) != 0) {
-    ::unlink(temp_path.c_str());
-    throw std::runtime_error("cannot rename " + temp_path + " to " + path);
-  }
+  if (::close(fd) != 0) abandon_temp_file(temp_path, "cannot close " + temp_path, errno);
+  if (std::rename(temp_path.c_str(), path.c_str()) != 0)
+    abandon_temp_file(temp_path, "cannot rename " + temp_path + " to " + path, errno);
 }
 
 }  // namespace helix

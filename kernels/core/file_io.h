@@ -2,6 +2,8 @@
 //   read_file_bytes()   whole file, InputError if missing/unreadable
 //   write_file_atomic() writes <path>.tmp, fsyncs, renames over <path>: a reader
 //                       sees either the old file, nothing, or the whole new file.
+//                       On failure the temp file is removed; StorageFull when the
+//                       disk or quota is full (ENOSPC, EDQUOT), else std::runtime_error.
 #pragma once
 #include <cstdint>
 #include <string>
