@@ -1,5 +1,7 @@
 #include "boinc_runtime.h"
 
+#include <cstdio>
+
 #include <sys/stat.h>
 
 #include <boinc_api.h>
@@ -26,7 +28,11 @@ void BoincRuntime::save_state(const std::vector<std::uint8_t>& state) {
 std::optional<std::vector<std::uint8_t>> BoincRuntime::restore_state() {
   struct stat info;
   if (::stat(kStateFile, &info) != 0) return std::nullopt;
-  return read_file_bytes(kStateFile);
+  std::vector<std::uint8_t> state = read_file_bytes(kStateFile);
+  // One line per restart in the task's stderr: how a volunteer (and the e2e
+  // test) sees that the task resumed instead of starting over.
+  std::fprintf(stderr, "helix: resuming from the checkpoint %s (%zu bytes)\n", kStateFile, state.size());
+  return state;
 }
 
 bool BoincRuntime::should_stop() { return boinc_status.quit_request || boinc_status.abort_request; }
