@@ -11,17 +11,14 @@
 // HmmerFloatMode sets the mode for the current thread for its lifetime and
 // restores the previous one (the MXCSR register is per thread).
 #pragma once
-#if defined(__SSE__) || defined(__x86_64__)
-#include <xmmintrin.h>
-#define HELIX_HAS_MXCSR 1
-#endif
+#include "core/float_environment.h"
 
 namespace helix::hmm {
 
 class HmmerFloatMode {
  public:
 #ifdef HELIX_HAS_MXCSR
-  HmmerFloatMode() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero); }
+  HmmerFloatMode() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kMxcsrFlushToZero | kMxcsrDenormalsAreZero); }
   ~HmmerFloatMode() { _mm_setcsr(saved_); }
 #else
   HmmerFloatMode() = default;  // other hosts: their default mode
@@ -31,7 +28,6 @@ class HmmerFloatMode {
 
  private:
 #ifdef HELIX_HAS_MXCSR
-  static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;  // MXCSR bits FZ, DAZ
   unsigned saved_;
 #endif
 };

@@ -8,6 +8,7 @@
 // re-scored, and a sample of unreported pairs must not beat the query's last
 // reported hit.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <random>
@@ -84,15 +85,14 @@ long long parse_integer(const std::string& text, long long low, long long high, 
   return value;
 }
 
+// strtod, not stod: a strong hit's E-value can be subnormal (below 2.2e-308),
+// which sets ERANGE and makes stod throw although the value reads back exactly.
 double parse_real(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    reject(what + " '" + text + "' is not a number");
-  }
-  require(used == text.size() && std::isfinite(value), what + " '" + text + "' is not a finite number");
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  require(!text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && end == text.c_str() + text.size(),
+          what + " '" + text + "' is not a number");
+  require(std::isfinite(value), what + " '" + text + "' is not a finite number");
   return value;
 }
 
@@ -151,7 +151,7 @@ void check_alignment_fields(const Hit& h, std::size_t rank, int alignments, cons
 std::vector<std::vector<Hit>> read_hits(const std::string& path, const Summary& summary) {
   std::vector<int> lengths;
   for (const SummaryQuery& q : summary.queries) lengths.push_back(q.length);
-  const auto bytes = read_bounded(path, max_hits_bytes(summary.params, lengths, summary.chunk_residues), "hits table");
+  const auto bytes = read_bounded(path, max_hits_bytes(summary.params, lengths, summary.chunk_residues, kMaxIdLength), "hits table");
   const auto rows = parse_hits_tsv(std::string(bytes.begin(), bytes.end()));
   const KarlinAltschul ka = karlin_altschul(summary.params.matrix_name, summary.params.gaps);
   std::vector<std::vector<Hit>> hits(summary.queries.size());
@@ -189,10 +189,10 @@ struct WuInputs {
 
 // The WU is named by the result's file names (sw_server.h, "WU file names");
 // its params must be the summary's exactly, or the result answers another question.
-WuInputs read_wu_inputs(const std::string& dir, const std::string& result_file, const Summary& summary) {
-  const std::string wu = wu_name_of_result_file(result_file);
+WuInputs read_wu_inputs(const std::string& dir, const std::vector<std::string>& files, const Summary& summary) {
+  const std::string wu = wu_of_result(files);
   const auto name = parse_wu_name(wu);
-  if (!name) server_trouble("cannot tell the WU from result file " + result_file + " (want <prefix>_b<i>_c<j>_<n>_<k>)");
+  if (!name) server_trouble("cannot tell the WU from result file " + files[0] + " (want <prefix>_b<i>_c<j>_<n>[_r<r>]_<k>)");
   const SwParams params = server_read("WU params", [&] {
     const auto json = nlohmann::json::parse(read_file_text(dir + "/" + params_file(wu)), nullptr, false);
     if (json.is_discarded()) throw InputError(params_file(wu) + " is not JSON");
@@ -316,7 +316,7 @@ CheckOutcome check_sw_result(const std::vector<std::string>& files, const Server
     const Summary summary = read_summary(files[1]);
     const auto hits = read_hits(files[0], summary);
     if (options.inputs_dir.empty()) return;
-    const WuInputs wu = read_wu_inputs(options.inputs_dir, files[0], summary);
+    const WuInputs wu = read_wu_inputs(options.inputs_dir, files, summary);
     check_targets(hits, wu);
     spot_check(hits, wu, summary.params, spot);
   });

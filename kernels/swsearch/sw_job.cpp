@@ -19,7 +19,6 @@ namespace {
 
 constexpr char kChunkMagic[8] = {'H', 'X', 'S', 'W', 'D', 'B', '0', '1'};
 constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '1'};
-constexpr std::size_t kMaxIdLength = 1000;
 
 // A candidate hit during the scan: ranked by score, then database ordinal.
 struct Candidate {
@@ -136,6 +135,10 @@ QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& c
 
 DatabaseChunk make_chunk(std::vector<FastaRecord> records, const std::vector<std::uint64_t>& ordinals) {
   if (ordinals.size() != records.size()) throw InputError("database chunk: one ordinal per record expected");
+  for (const FastaRecord& record : records)
+    if (record.id.size() > kMaxIdLength)
+      throw InputError("database chunk: id '" + record.id.substr(0, 40) + "...' is longer than " +
+                       std::to_string(kMaxIdLength) + " characters");
   std::vector<std::size_t> order(records.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

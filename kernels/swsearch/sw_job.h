@@ -30,6 +30,11 @@ struct DatabaseChunk {
 };
 // Sorts `records` (with their ordinals) by length into a chunk.
 DatabaseChunk make_chunk(std::vector<FastaRecord> records, const std::vector<std::uint64_t>& ordinals);
+// Real FASTA ids run long: metastudent-data's UniProt set has ids of up to
+// 4,021 characters (accession|GO terms, no blank). The bound keeps a corrupt
+// chunk from declaring absurd strings; make_chunk refuses an id above it, so
+// every chunk the work generator writes decodes.
+constexpr std::size_t kMaxIdLength = 65536;
 std::vector<std::uint8_t> encode_chunk(const DatabaseChunk& chunk);
 // Throws InputError on a malformed, unsorted or oversized file (max_residues bounds the allocation).
 DatabaseChunk decode_chunk(const std::vector<std::uint8_t>& bytes, std::uint64_t max_residues);

@@ -59,15 +59,14 @@ constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
 constexpr std::size_t kDefaultQueriesPerWu = 16;
 // The validator refuses summaries above 1 MiB before reading them.
 constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
-// Longest hits line: ids of up to 1000 characters each (decode_chunk's limit),
-// numbers, and a CIGAR of at most 2 x (query + target) characters per column
-// op; the hits file bound is computed per WU from these (sw_workunit.cpp).
-constexpr std::uint64_t kMaxHitLineFixedBytes = 2 * 1000 + 200;
-// The hits file at its largest: top_hits lines per query, and a CIGAR of at
-// most 2 characters per column (query + longest target columns) on the first
-// `alignments` of them.
+// The hits file at its largest: top_hits lines per query, each two ids of at
+// most `longest_id` characters and the numbers, and a CIGAR of at most 2
+// characters per column (query + longest target columns) on the first
+// `alignments` of them. The work generator passes the WU's own longest id (the
+// output template's max_nbytes); the validator, which reads only the result,
+// decode_chunk's bound, kMaxIdLength.
 std::uint64_t max_hits_bytes(const SwParams& params, const std::vector<int>& query_lengths,
-                             std::uint64_t longest_target);
+                             std::uint64_t longest_target, std::uint64_t longest_id);
 
 // ---------------------------------------------------------------- validator
 

@@ -46,10 +46,11 @@ std::optional<WuName> parse_wu_name(const std::string& wu) {
 }
 
 std::uint64_t max_hits_bytes(const SwParams& params, const std::vector<int>& query_lengths,
-                             std::uint64_t longest_target) {
+                             std::uint64_t longest_target, std::uint64_t longest_id) {
+  constexpr std::uint64_t kNumbersBytes = 200;  // the line's numeric columns and tabs, generously
   std::uint64_t bytes = 256;  // the header
   for (int length : query_lengths)
-    bytes += params.top_hits * kMaxHitLineFixedBytes +
+    bytes += params.top_hits * (2 * longest_id + kNumbersBytes) +
              params.alignments * 2 * (static_cast<std::uint64_t>(length) + longest_target);
   return bytes;
 }
@@ -80,7 +81,7 @@ struct MakeOptions {
 // A database chunk as planned: FASTA records [first, end) of the database.
 struct PlannedChunk {
   std::size_t first = 0, end = 0;
-  std::uint64_t residues = 0, longest = 0;
+  std::uint64_t residues = 0, longest = 0, longest_id = 0;
 };
 
 struct Plan {
@@ -127,6 +128,7 @@ std::vector<PlannedChunk> plan_chunks(const std::vector<FastaRecord>& database, 
     chunks.back().end = k + 1;
     chunks.back().residues += length;
     chunks.back().longest = std::max(chunks.back().longest, length);
+    chunks.back().longest_id = std::max<std::uint64_t>(chunks.back().longest_id, database[k].id.size());
   }
   return chunks;
 }
@@ -176,17 +178,18 @@ WorkunitSpec workunit_spec(const Plan& plan, const std::string& wu, std::size_t 
   spec.name = wu;
   spec.inputs = {{"params", inputs[0]}, {"matrix", inputs[1]}, {"queries", inputs[2]}, {"database", inputs[3]}};
   spec.outputs = {"hits", "summary"};
-  std::uint64_t query_residues = 0;
+  std::uint64_t query_residues = 0, longest_id = chunk.longest_id;
   std::vector<int> query_lengths;
   for (std::size_t q = plan.batches[batch].first; q < plan.batches[batch].second; ++q) {
     query_residues += plan.queries[q].residues.size();
     query_lengths.push_back(static_cast<int>(plan.queries[q].residues.size()));
+    longest_id = std::max<std::uint64_t>(longest_id, plan.queries[q].id.size());
   }
   spec.fpops_estimate = static_cast<double>(query_residues) * static_cast<double>(chunk.residues) * kOpsPerCell;
   spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;
   spec.memory_bound_bytes = kMemoryBaseBytes + kMemoryBytesPerResidue * static_cast<double>(chunk.residues) +
                             kMemoryBytesPerTarget * static_cast<double>(chunk.end - chunk.first);
-  const double hits = static_cast<double>(max_hits_bytes(plan.params, query_lengths, chunk.longest));
+  const double hits = static_cast<double>(max_hits_bytes(plan.params, query_lengths, chunk.longest, longest_id));
   double input_bytes = 0;
   for (const std::string& path : inputs) input_bytes += static_cast<double>(fs::file_size(path));
   spec.disk_bound_bytes = kDiskBoundFactor * (input_bytes + hits + kMaxSummaryBytes);

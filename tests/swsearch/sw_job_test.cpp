@@ -82,6 +82,19 @@ TEST_F(SwJob, ChunkIsSortedByLengthAndReadsBack) {
   EXPECT_THROW(decode_chunk(damaged, residues_), InputError);
 }
 
+// Real UniProt ids run to thousands of characters (metastudent-data's longest
+// is 4,021: accession|GO terms, no blank); the work generator's chunk must read
+// back in the app, and an id beyond the chunk format's bound is refused when
+// the chunk is made, not when a volunteer's app reads it.
+TEST(SwChunk, LongRealIdsReadBackAndAbsurdOnesAreRefusedWhenMade) {
+  FastaRecord record{"Q8WZ42|" + std::string(4014, 'G'), "", std::vector<std::uint8_t>(30, 1)};
+  const DatabaseChunk decoded = decode_chunk(encode_chunk(make_chunk({record}, {0})), 30);
+  ASSERT_EQ(decoded.ids.size(), 1u);
+  EXPECT_EQ(decoded.ids[0], record.id);
+  record.id.resize(65537, 'G');
+  EXPECT_THROW(make_chunk({record}, {0}), InputError);
+}
+
 TEST_F(SwJob, HitsAreTheReferencesRankedScores) {
   const SwParams params = parse_sw_params(params_json(16));
   DirectoryRuntime runtime(dir_.string());
