@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# host_cpu_load.sh: how much of the volunteer's CPU the helix app takes while
+# the GPU works, for each kind: the real app binary on a real work unit, in a
+# slot of BOINC soft links, as the client would run it. The figure is the
+# process's CPU time (user + system, CUDA start-up included) over its wall
+# time; the goal is < 5 % of one core (issue 8).
+#
+#   bash bench/host_cpu_load.sh make HELIX_WU OUT [DB.fasta.gz]
+#       here: one work unit per kind under OUT/<kind>/, sized so that the
+#       GPU works for a while and all four fit in one device call's carry:
+#       mrf a 384x384x128 phantom; glcm skimage's three textures (512x512),
+#       distances 1-25, 64/32/16 levels; swsearch 32 queries against a
+#       10 M-residue chunk; hmmsearch hmmer-examples' globins4, Pkinase and
+#       fn3 against the same chunk. DB: protein FASTA (default: mmseqs2's
+#       example database; the bench uses a third of metastudent-data).
+#   bash bench/host_cpu_load.sh run HELIX OUT [REPEATS]
+#       on the GPU machine: runs each kind's work unit REPEATS times
+#       (default 3) with `HELIX --device 0` in a fresh slot and prints a
+#       markdown table: wall time, CPU time and CPU share, median of the
+#       repeats (by share), and what the app printed last.
+set -euo pipefail
+
+die() { echo "host_cpu_load: $*" >&2; exit 1; }
+kinds=(mrf glcm swsearch hmmsearch)
+
+make_work_units() {
+  local helix_wu=$1 out=$2 db=${3:-/usr/share/doc/mmseqs2/example-data/DB.fasta.gz}
+  local here tutorial=/usr/share/doc/hmmer/examples/tutorial
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  rm -rf "$out" && mkdir -p "$out"/{input,mrf,glcm,swsearch,hmmsearch}
+  "$helix_wu" mrf phantom --out "$out/input/phantom" --size 384 384 128 --seed 7 >/dev/null
+  "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" >/dev/null
+  /usr/bin/python3 "$here/scripts/make_plates.py" "$out/input/plates" 512 240 >/dev/null
+  "$helix_wu" glcm make --image-dir "$out/input/plates" --detect-well --levels 64,32,16 --distances 1-25 \
+    --max-cost-per-wu 1e15 --name load_glcm --out "$out/glcm" >/dev/null
+  # The first 10 M residues of DB as the chunk; 32 of its proteins, every 500th, as queries.
+  zcat -f "$db" | awk '/^>/ { keep = residues < 10000000 } keep { print; if (!/^>/) residues += length($0) }' \
+    >"$out/input/chunk.fasta"
+  awk '/^>/ { n++; keep = (n % 500 == 1 && kept < 32); kept += keep } keep' "$out/input/chunk.fasta" \
+    >"$out/input/queries.fasta"
+  "$helix_wu" swsearch make --db "$out/input/chunk.fasta" --queries "$out/input/queries.fasta" \
+    --chunk-residues 20000000 --queries-per-wu 32 --name load_sw --out "$out/swsearch" >/dev/null
+  cat "$tutorial/globins4.hmm" "$tutorial/Pkinase.hmm" "$tutorial/fn3.hmm" >"$out/input/profiles.hmm"
+  "$helix_wu" hmmsearch make --name load_hmm --profiles "$out/input/profiles.hmm" \
+    --database "$out/input/chunk.fasta" --chunk-residues 20000000 --out "$out/hmmsearch" >/dev/null
+  rm -rf "$out/input"
+  du -sh "$out"/* | sed 's/^/host_cpu_load: /'
+}
+
+# A slot for the work unit whose create_work script is $1: one BOINC soft link
+# per input, the open names from the WU template, the files in create_work's order.
+make_slot() {
+  local create_work=$1 slot=$2 wu_dir name
+  wu_dir=$(dirname "$create_work")
+  name=$(basename "$create_work" .create_work.sh)
+  local -a open_names files
+  mapfile -t open_names < <(grep -o '<open_name>[^<]*' "$wu_dir/$name.wu_template.xml" | sed 's/<open_name>//')
+  mapfile -t files < <(sed -n '/--result_template/,$p' "$create_work" | sed -n 's/^  \([^ -][^ ]*\).*/\1/p')
+  ((${#open_names[@]} == ${#files[@]})) || die "$create_work: ${#files[@]} files for ${#open_names[@]} open names"
+  rm -rf "$slot" && mkdir -p "$slot"
+  for i in "${!files[@]}"; do
+    printf '<soft_link>%s</soft_link>\n' "$(realpath "$wu_dir/${files[$i]}")" >"$slot/${open_names[$i]}"
+  done
+}
+
+# Prints "share wall cpu" for one run of the app in a fresh slot.
+measure_once() {
+  local helix=$1 create_work=$2 slot=$3 start_s
+  make_slot "$create_work" "$slot"
+  local TIMEFORMAT='%R %U %S'
+  local times
+  times=$( { time (cd "$slot" && "$helix" --device 0 >/dev/null 2>&1) ; } 2>&1 ) ||
+    die "helix failed on $(basename "$create_work"): $(tail -n 3 "$slot/stderr.txt" 2>/dev/null)"
+  [[ -e $slot/boinc_temporary_exit ]] && die "helix made a temporary exit on $(basename "$create_work"): $(cat "$slot/stderr.txt")"
+  read -r wall user system <<<"$times"
+  awk -v w="$wall" -v u="$user" -v s="$system" 'BEGIN { printf "%.4f %.2f %.2f\n", (u + s) / w, w, u + s }'
+}
+
+run_work_units() {
+  local helix=$1 out=$2 repeats=${3:-3}
+  helix=$(realpath "$helix")
+  echo "| kind | work unit | wall time | host CPU time | host CPU, % of one core |"
+  echo "| --- | --- | --- | --- | --- |"
+  for kind in "${kinds[@]}"; do
+    local create_work
+    create_work=$(ls "$out/$kind"/*.create_work.sh | head -n1) || die "no work unit in $out/$kind"
+    local -a runs=()
+    for ((r = 0; r < repeats; ++r)); do runs+=("$(measure_once "$helix" "$create_work" "$out/slot_$kind")"); done
+    local median
+    median=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n "$(((repeats + 1) / 2))p")
+    read -r share wall cpu <<<"$median"
+    printf '| %s | %s | %s s | %s s | %.1f %% |\n' "$kind" "$(basename "$create_work" .create_work.sh)" \
+      "$wall" "$cpu" "$(awk -v s="$share" 'BEGIN { print 100 * s }')"
+  done
+}
+
+case "${1:-}" in
+  make) (($# >= 3)) || die "usage: $0 make HELIX_WU OUT [DB.fasta.gz]"; make_work_units "$2" "$3" "${4:-}" ;;
+  run) (($# >= 3)) || die "usage: $0 run HELIX OUT [REPEATS]"; run_work_units "$2" "$3" "${4:-3}" ;;
+  *) die "usage: $0 make HELIX_WU OUT [DB.fasta.gz] | run HELIX OUT [REPEATS]" ;;
+esac
