@@ -156,40 +156,6 @@ ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& target
   return search;
 }
 
-std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, double database_sequences) {
-  std::stable_sort(hits.begin(), hits.end(), [](const TblHit& a, const TblHit& b) {
-    if (a.ln_p != b.ln_p) return a.ln_p < b.ln_p;
-    return std::strcmp(a.name.c_str(), b.name.c_str()) < 0;
-  });
-  const std::string& qname = profile.name;
-  const std::string qacc = profile.accession.empty() ? "-" : profile.accession;
-  int tnamew = 20, taccw = 10;
-  for (const TblHit& hit : hits) {
-    tnamew = std::max<int>(tnamew, hit.name.size());
-    taccw = std::max<int>(taccw, hit.accession.empty() ? 1 : hit.accession.size());
-  }
-  const int qnamew = std::max<int>(20, qname.size());
-  const int qaccw = profile.accession.empty() ? 10 : std::max<int>(10, profile.accession.size());
-  std::string text;
-  text += printf_text("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
-                 "--- best 1 domain ----", "--- domain number estimation ----");
-  text += printf_text("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
-                 " target name", taccw, "accession", qnamew, "query name", qaccw, "accession", "  E-value", " score",
-                 " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep", "inc",
-                 "description of target");
-  text += printf_text("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew - 1,
-                 "-------------------", taccw, "----------", qnamew, "--------------------", qaccw, "----------",
-                 "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---", "---", "---",
-                 "---", "---", "---", "---------------------");
-  for (const TblHit& hit : hits)
-    text += printf_text("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", tnamew,
-                   hit.name.c_str(), taccw, hit.accession.empty() ? "-" : hit.accession.c_str(), qnamew, qname.c_str(),
-                   qaccw, qacc.c_str(), std::exp(hit.ln_p) * database_sequences, hit.score_bits, hit.bias_bits, "-",
-                   "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                   hit.description.empty() ? "-" : hit.description.c_str());
-  return text;
-}
-
 std::string pipeline_statistics_text(const SearchProfile& profile, const PipelineCounts& counts,
                                      const PipelineOptions& options) {
   const double n = static_cast<double>(counts.targets);

@@ -54,14 +54,6 @@ double exponential_log_survival(double x, double mu, double lambda);
 ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,
                          const PipelineOptions& options);
 
-// hmmsearch --tblout rows for one profile: the reported targets, best first
-// (P-value, then name). Domain columns are "-" until part 2.
-struct TblHit {
-  std::string name, accession, description;
-  float score_bits = 0, bias_bits = 0;
-  double ln_p = 0;
-};
-std::string tblout_text(const SearchProfile& profile, std::vector<TblHit> hits, double database_sequences);
 // hmmsearch's "Internal pipeline statistics summary" lines for the counts.
 std::string pipeline_statistics_text(const SearchProfile& profile, const PipelineCounts& counts,
                                      const PipelineOptions& options);
