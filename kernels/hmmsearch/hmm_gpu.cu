@@ -32,12 +32,11 @@
 #include "hmm_gpu_domains.h"
 #include "hmm_filters.h"
 #include "hmm_float_mode.h"
+#include "hmm_warp.cuh"
 
 namespace helix::hmm {
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kMsvBlock = 256;
 // Words per lane of the MSV kernels; larger models take the next size up.
 constexpr int kMsvWordSizes[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
@@ -90,7 +89,7 @@ __device__ int msv_one_target(const MsvKernelArgs& a, const std::uint32_t* score
         best = __vimax_s16x2_relu(best, row[w]);
       }
       int xE = max(static_cast<int>(best & 0xffff), static_cast<int>(best >> 16));
-      xE = __reduce_max_sync(kFullMask, xE);
+      xE = warp_max(xE);
       if (xE + a.bias >= 255) return -1;  // MSVFilter's overflow: the score is +infinity
       xE = max(xE - a.tec, 0);
       xJ = max(xJ, xE);
@@ -112,9 +111,7 @@ __global__ void __launch_bounds__(kMsvBlock) msv_warp_kernel(MsvKernelArgs a) {
   }
   const int lane = threadIdx.x % kWarp;
   for (;;) {
-    unsigned slot = 0;
-    if (lane == 0) slot = atomicAdd(a.next, 1u);
-    slot = __shfl_sync(kFullMask, slot, 0);
+    const unsigned slot = next_warp_slot(a.next);
     if (slot >= a.count) return;
     const std::uint32_t t = a.order[slot];
     const int xj = msv_one_target<W>(a, scores, t, lane);
@@ -127,13 +124,6 @@ struct BatchTarget {
   std::uint32_t target;
   LengthConfig config;
 };
-
-// Takes the next target of a batch for a group of lanes (lane 0 of the group asks).
-__device__ __forceinline__ unsigned next_slot(unsigned* next, unsigned mask, int group_lane, int group_leader) {
-  unsigned slot = 0;
-  if (group_lane == 0) slot = atomicAdd(next, 1u);
-  return __shfl_sync(mask, slot, group_leader);
-}
 
 // The bias filter's null, one thread per target.
 __global__ void bias_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
@@ -171,13 +161,11 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
   const int lane = threadIdx.x % kWarp;
   const int Q = v.Q;
   const std::size_t stride = 3 * static_cast<std::size_t>(Q) * kWarp;
-  std::int16_t* mrow =
-      shared_rows ? shared_rows_words + (threadIdx.x / kWarp) * stride
-                  : global_rows + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * stride;
+  std::int16_t* mrow = warp_scratch(shared_rows_words, global_rows, shared_rows, stride);
   std::int16_t* irow = mrow + Q * kWarp;
   std::int16_t* drow = irow + Q * kWarp;
   for (;;) {
-    const unsigned b = next_slot(next, kFullMask, lane, 0);
+    const unsigned b = next_warp_slot(next);
     if (b >= count) return;
     const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];
@@ -225,7 +213,7 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
             irow[c] = static_cast<std::int16_t>(max(sat_low(mpv + t[a].mi), sat_low(ipv + t[a].ii)));
           }
         }
-        xE = __reduce_max_sync(kFullMask, xE);
+        xE = warp_max(xE);
         if (xE >= 32767) {
           overflow = true;
           break;
@@ -233,7 +221,7 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
         xC = static_cast<std::int16_t>(max(xC, xE + v.e_move));
         xJ = static_cast<std::int16_t>(max(xJ, xE + v.e_loop));
         xB = static_cast<std::int16_t>(max(xJ + move, xN + move));
-        dmax = __reduce_max_sync(kFullMask, dmax);
+        dmax = warp_max(dmax);
         int carry = __shfl_up_sync(kFullMask, dcv, 1);
         if (lane == 0) carry = -32768;
         if (dmax + v.dd_bound > xB) {
@@ -344,8 +332,7 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
   const int Q = f.Q, span = (Q + kForwardHelpers - 1) / kForwardHelpers;
   const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
   const std::size_t stride = forward_warp_floats(Q);
-  float* rows = shared_rows ? shared_scratch + (threadIdx.x / kWarp) * stride
-                            : global_rows + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * stride;
+  float* rows = warp_scratch(shared_scratch, global_rows, shared_rows, stride);
   float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
   float* dcv_out = dd_by_stripe + kForwardLanes * Q;
   for (int c = lane; c < kForwardLanes * Q; c += kWarp)
@@ -353,7 +340,7 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
   float* buffers[2] = {rows, rows + 3 * kForwardLanes * Q};  // each: M, D, I of 4Q
   const bool leader = helper == 0;
   for (;;) {
-    const unsigned b = next_slot(next, kFullMask, lane, 0);
+    const unsigned b = next_warp_slot(next);
     if (b >= count) return;
     const BatchTarget target = batch[b];
     const std::uint64_t offset = offsets[target.target];

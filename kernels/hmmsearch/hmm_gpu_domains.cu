@@ -17,12 +17,11 @@
 #include "hmm_gpu_domains.h"
 
 #include "core/cuda_support.h"
+#include "hmm_warp.cuh"
 
 namespace helix::hmm {
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kLanes = 4;                        // HMMER's SSE elements
 constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
 constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
@@ -210,15 +209,11 @@ __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   extern __shared__ float shared_scratch[];
   const int lane = threadIdx.x % kWarp;
   const std::size_t stride = backward_warp_floats(a.Q);
-  const std::size_t warp = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
-  float* base = a.shared_rows ? shared_scratch + (threadIdx.x / kWarp) * stride : a.rows + warp * stride;
-  const WarpRows r = warp_rows(base, a.Q);
+  const WarpRows r = warp_rows(warp_scratch(shared_scratch, a.rows, a.shared_rows, stride), a.Q);
   for (int c = lane; c < kLanes * a.Q; c += kWarp) r.dd[c] = a.transitions[(c % a.Q) * kLanes + c / a.Q].dd;
   __syncwarp();
   for (;;) {
-    unsigned b = 0;
-    if (lane == 0) b = atomicAdd(a.next, 1u);
-    b = __shfl_sync(kFullMask, b, 0);
+    const unsigned b = next_warp_slot(a.next);
     if (b >= a.count) return;
     backward_target(a, r, b, lane);
   }

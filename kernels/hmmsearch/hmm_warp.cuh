@@ -1,0 +1,42 @@
+// hmm_warp.cuh: what the kind's warp-per-target kernels share (MSV, Viterbi
+// and Forward in hmm_gpu.cu, Backward in hmm_gpu_domains.cu): the warp's
+// constants, taking the next target of a batch, a maximum over the warp,
+// and finding the warp's scratch rows. Include from the kind's .cu files only.
+#pragma once
+#include <cstddef>
+
+namespace helix::hmm {
+
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The next slot of a batch for the whole warp: lane 0 takes it from the
+// batch's counter, every lane gets it. Warps take targets as they finish
+// (batches run longest first), so one long target never holds up the rest.
+__device__ __forceinline__ unsigned next_warp_slot(unsigned* next) {
+  unsigned slot = 0;
+  if (threadIdx.x % kWarp == 0) slot = atomicAdd(next, 1u);
+  return __shfl_sync(kFullMask, slot, 0);
+}
+
+// The largest `value` over the warp. sm_80 and later reduce in one
+// instruction; the release also runs on sm_75 (Turing), which has no
+// __reduce_max_sync: a butterfly of shuffles gives the same maximum.
+__device__ __forceinline__ int warp_max(int value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(kFullMask, value);
+#else
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) value = max(value, __shfl_xor_sync(kFullMask, value, offset));
+  return value;
+#endif
+}
+
+// This warp's `per_warp` elements of scratch: in the block's dynamic shared
+// memory when the rows fit there, else the warp's own stretch of `global`.
+template <typename T>
+__device__ __forceinline__ T* warp_scratch(T* shared, T* global, bool in_shared, std::size_t per_warp) {
+  if (in_shared) return shared + (threadIdx.x / kWarp) * per_warp;
+  return global + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * per_warp;
+}
+
+}  // namespace helix::hmm
