@@ -2,7 +2,9 @@
 // written once: error checks that become GpuError (a BOINC temporary exit,
 // never a wrong result), an owning device buffer, device selection with
 // blocking synchronisation (the volunteer's CPU sleeps while the GPU works),
-// and a device count that never throws. Include from .cu files only.
+// and a device count that never throws. Every checked status first passes the
+// test switch HELIX_GPU_FAULT (gpu_fault_injection.h; free when unset).
+// Include from .cu files only.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -10,11 +12,14 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/gpu_fault_injection.h"
 
 namespace helix {
 
 inline void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
+  status = pass_through_fault_switch(status);
+  if (status != cudaSuccess)
+    throw GpuError(std::string(what) + ": " + cudaGetErrorString(status) + injected_fault_note());
 }
 
 template <typename T>
@@ -45,10 +50,11 @@ struct DeviceBuffer {
 // when there is no such usable device.
 inline std::string select_cuda_device(int device) {
   int devices = 0;
-  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  const cudaError_t counted = pass_through_fault_switch(cudaGetDeviceCount(&devices));
   if (counted != cudaSuccess || device < 0 || device >= devices)
     throw GpuError("no usable CUDA device " + std::to_string(device) + " (" +
-                   (counted != cudaSuccess ? cudaGetErrorString(counted) : std::to_string(devices) + " present") + ")");
+                   (counted != cudaSuccess ? cudaGetErrorString(counted) : std::to_string(devices) + " present") + ")" +
+                   injected_fault_note());
   check_cuda(cudaSetDevice(device), "selecting the CUDA device");
   // Sleep in synchronisation instead of spinning: volunteers' CPUs stay idle.
   const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
