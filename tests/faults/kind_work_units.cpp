@@ -1,0 +1,128 @@
+// kind_work_units.cpp: see kind_work_units.h. The sizes were chosen on the
+// development machine: an uninterrupted `helix --cpu` run of each takes
+// about 1-3 s (docs/reliability.md has the figures).
+#include "kind_work_units.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_io.h"
+
+namespace helix::faults {
+namespace {
+namespace fs = std::filesystem;
+
+std::string data_file(const char* variable, const char* fallback, const std::string& name) {
+  const char* dir = std::getenv(variable);
+  return std::string(dir ? dir : fallback) + "/" + name;
+}
+std::string skimage_file(const std::string& name) {
+  return data_file("HELIX_SKIMAGE_DATA", "/usr/lib/python3/dist-packages/skimage/data", name);
+}
+std::string hmmer_tutorial_file(const std::string& name) {
+  return data_file("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial", name);
+}
+std::string ncbi_data_file(const std::string& name) { return data_file("HELIX_NCBI_DATA", "/usr/share/ncbi/data", name); }
+std::string uniprot_proteins() { return data_file("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data", "DB.fasta.gz"); }
+
+std::string first_missing(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths)
+    if (!fs::exists(path)) return path + " is not there";
+  return "";
+}
+
+// The first `count` records of a FASTA text (gzipped or not), as FASTA text.
+std::string first_records(const std::string& path, std::size_t count) {
+  const std::string text = read_text_maybe_gzipped(path);
+  std::size_t end = 0;
+  for (std::size_t records = 0; records <= count && end != std::string::npos; ++records)
+    end = text.find("\n>", records == 0 ? 0 : end + 1);
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// ---------------------------------------------------------------- mrf
+
+std::string mrf_missing_data() { return ""; }  // the phantom is made by helix-wu
+
+WorkUnit mrf_work_unit(const std::string& dir) {
+  run_work_generator({"mrf", "phantom", "--out", dir + "/phantom", "--size", "200", "200", "96", "--noise", "150",
+                      "--seed", "21"},
+                     dir);
+  return make_work_unit({"mrf", "make", "--volume", dir + "/phantom/phantom.nii.gz", "--name", "mrf_wu", "--out",
+                         dir + "/wu", "--max-sweeps", "60", "--tolerance", "0", "--seed", "5"},
+                        dir + "/wu", "mrf_wu");
+}
+
+// ---------------------------------------------------------------- glcm
+
+std::string glcm_missing_data() { return first_missing({skimage_file("text.png"), skimage_file("microaneurysms.png")}); }
+
+// Two images, 16 levels, distances 1-3: six blocks (checkpoints fall between
+// blocks), the larger image's about 0.3 s each.
+WorkUnit glcm_work_unit(const std::string& dir) {
+  return make_work_unit({"glcm", "make", "--image", skimage_file("text.png"), "--image",
+                         skimage_file("microaneurysms.png"), "--levels", "16", "--distances", "1-3", "--map-distance",
+                         "2", "--name", "glcm_wu", "--out", dir + "/wu"},
+                        dir + "/wu", "glcm_wu_0");
+}
+
+// ---------------------------------------------------------------- swsearch
+
+std::string swsearch_missing_data() {
+  return first_missing({hmmer_tutorial_file("globins45.fa"), uniprot_proteins(), ncbi_data_file("BLOSUM62")});
+}
+
+// helix-wu leaves "block_targets" (targets scored between checkpoints) at a
+// whole chunk; a smaller value gives this short run several checkpoints.
+void set_block_targets(const WorkUnit& work_unit, int block_targets) {
+  const std::string path = work_unit.input_path("params");
+  nlohmann::json params = nlohmann::json::parse(read_file_text(path));
+  params["block_targets"] = block_targets;
+  write_file_atomic(path, params.dump(1) + "\n");
+}
+
+WorkUnit swsearch_work_unit(const std::string& dir) {
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/queries.fa", first_records(hmmer_tutorial_file("globins45.fa"), 6));
+  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 12000));
+  WorkUnit work_unit = make_work_unit({"swsearch", "make", "--db", dir + "/proteins.fa", "--queries",
+                                       dir + "/queries.fa", "--matrix-file", ncbi_data_file("BLOSUM62"), "--name",
+                                       "sw", "--out", dir + "/wu"},
+                                      dir + "/wu", "sw_b0_c0");
+  set_block_targets(work_unit, 400);
+  return work_unit;
+}
+
+// ---------------------------------------------------------------- hmmsearch
+
+std::string hmmsearch_missing_data() {
+  return first_missing({hmmer_tutorial_file("globins4.hmm"), hmmer_tutorial_file("fn3.hmm"), uniprot_proteins()});
+}
+
+WorkUnit hmmsearch_work_unit(const std::string& dir) {
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/profiles.hmm",
+                    read_file_text(hmmer_tutorial_file("globins4.hmm")) + read_file_text(hmmer_tutorial_file("fn3.hmm")));
+  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 10000));
+  return make_work_unit({"hmmsearch", "make", "--name", "hmm", "--profiles", dir + "/profiles.hmm", "--database",
+                         dir + "/proteins.fa", "--block-targets", "250", "--out", dir + "/wu"},
+                        dir + "/wu", "hmm_c0");
+}
+
+}  // namespace
+
+const std::vector<KindWorkUnit>& kind_work_units() {
+  static const std::vector<KindWorkUnit> kinds = {
+      {"mrf", mrf_missing_data, mrf_work_unit},
+      {"glcm", glcm_missing_data, glcm_work_unit},
+      {"swsearch", swsearch_missing_data, swsearch_work_unit},
+      {"hmmsearch", hmmsearch_missing_data, hmmsearch_work_unit},
+  };
+  return kinds;
+}
+
+void PrintTo(const KindWorkUnit& kind, std::ostream* out) { *out << kind.kind; }
+
+}  // namespace helix::faults
