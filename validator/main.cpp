@@ -9,10 +9,15 @@
 // valid, one line on stderr says why (it lands in the validator's log).
 //
 // The daemon, in the project's config.xml (DIR: a flat copy of the WU input
-// files, e.g. the --out directory of helix-wu, so the validator can recompute):
+// files, e.g. the --out directory of helix-wu, so the validator can recompute).
+// script_validator passes only its keywords (files, files2, result_id, ...)
+// and drops every other word, so init and --inputs DIR live in wrapper
+// scripts in bin/ (docs/deploy.md):
 //   script_validator --app helix
-//       --init_script "helix-validate init --inputs <download dir copy> files"
-//       --compare_script "helix-validate compare files files2"
+//       --init_script "helix_validate_init files"          (helix-validate init --inputs DIR "$@")
+//       --compare_script "helix_validate_compare files files2"   (helix-validate compare "$@")
+// The WU a result answers is told by its files' BOINC names, never by its
+// content (core/check_support.h, wu_of_result).
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -20,6 +20,10 @@ const ServerKind& result_kind(const std::vector<std::string>& files) {
   if (files.empty()) throw InputError("a result has no files");
   const std::string& path = files.back();
   std::error_code error;
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (error || !std::filesystem::exists(status)) throw InputError("summary " + path + " is missing or unreadable");
+  // The upload handler writes plain files; a link may point anywhere.
+  if (!std::filesystem::is_regular_file(status)) throw InputError("summary " + path + " is not a plain file (a link or a device)");
   const auto size = std::filesystem::file_size(path, error);
   if (error) throw InputError("summary " + path + " is missing or unreadable");
   if (size > kMaxSummaryBytes) throw InputError("summary " + path + " is larger than 1 MiB");

@@ -4,7 +4,9 @@
 //
 //   Rejection, reject(), require(), server_trouble()   how a check says no
 //   server_read()                                      WU inputs: missing = transient
+//   returned_file_size()  a returned file's size; links and devices refused
 //   read_bounded()   a returned file, refused before reading when oversized
+//   wu_of_result()   the WU a result's BOINC file names belong to
 //   integer_field()  a summary's integer member, range-checked
 //   outcome_of()     runs a check, never throws
 #pragma once
@@ -18,6 +20,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/kind.h"
+#include "core/names.h"
 
 namespace helix {
 
@@ -44,14 +47,40 @@ auto server_read(const std::string& what, Read&& read) {
   }
 }
 
-// Volunteers' files may be hostile: their size is checked before they are read.
-inline std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+// Volunteers' files may be hostile. The upload handler writes plain files:
+// a symbolic link (to /etc/passwd, to another result, to a device) or any
+// other kind of file is refused, and the size is known before a byte is read.
+inline std::uint64_t returned_file_size(const std::string& path, const std::string& what) {
   std::error_code error;
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (error || !std::filesystem::exists(status)) reject(what + " " + path + " is missing or unreadable");
+  require(std::filesystem::is_regular_file(status), what + " " + path + " is not a plain file (a link or a device)");
   const auto size = std::filesystem::file_size(path, error);
   if (error) reject(what + " " + path + " is missing or unreadable");
+  return size;
+}
+
+inline std::vector<std::uint8_t> read_bounded(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  const std::uint64_t size = returned_file_size(path, what);
   if (size > max_bytes)
     reject(what + " is " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes) + " its WU allows");
   return read_file_bytes(path);
+}
+
+// The WU a result belongs to, told by the names BOINC gave its files on the
+// server (core/names.h): those come from the server's own result template,
+// never from the volunteer, so a result copied from another WU still names
+// this one. "" when no file has such a name (a standalone run's files);
+// rejected when the files name different WUs.
+inline std::string wu_of_result(const std::vector<std::string>& files) {
+  std::string wu;
+  for (const std::string& file : files) {
+    const std::string name = wu_name_of_result_file(file);
+    if (name.empty()) continue;
+    require(wu.empty() || name == wu, "the result's files belong to different WUs (" + wu + ", " + name + ")");
+    wu = name;
+  }
+  return wu;
 }
 
 // A summary's integer member within [low, high] (get<int64_t> alone would

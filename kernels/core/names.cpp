@@ -18,13 +18,30 @@ bool is_small_number(const std::string& text) {
          std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
+namespace {
+
+// Strips "_<digits>" (at most max_digits) from the end of name; false when it does not end so.
+bool strip_number_suffix(std::string& name, const char* marker, std::size_t max_digits) {
+  const auto underscore = name.rfind('_');
+  if (underscore == std::string::npos) return false;
+  const std::string suffix = name.substr(underscore + 1);
+  const std::size_t marker_length = std::char_traits<char>::length(marker);
+  if (suffix.compare(0, marker_length, marker) != 0) return false;
+  const std::string digits = suffix.substr(marker_length);
+  if (digits.empty() || digits.size() > max_digits ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return false;
+  name.resize(underscore);
+  return true;
+}
+
+}  // namespace
+
 std::string wu_name_of_result_file(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
-  for (int suffix = 0; suffix < 2; ++suffix) {
-    const auto underscore = name.rfind('_');
-    if (underscore == std::string::npos || !is_small_number(name.substr(underscore + 1))) return "";
-    name.resize(underscore);
-  }
+  if (!strip_number_suffix(name, "", 9)) return "";       // file index
+  strip_number_suffix(name, "r", 10);                      // BOINC's random part (lrand48(): < 2^31), when present
+  if (!strip_number_suffix(name, "", 9)) return "";       // replica number
   return name;
 }
 

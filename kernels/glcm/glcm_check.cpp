@@ -97,10 +97,16 @@ WuImage read_wu_image(const std::string& dir, const GlcmImageInput& input) {
 }
 
 // The summary's params name the WU's files (glcm_server.h, "WU file names"):
-// they must be that WU's params exactly, or the result answers another question.
-std::vector<WuImage> read_wu_inputs(const std::string& dir, const GlcmParams& params) {
+// they must be the WU's that BOINC filed the result under (when its files
+// have BOINC's names) and that WU's params exactly, or the result answers
+// another question: a genuine result of another WU is refused here.
+std::vector<WuImage> read_wu_inputs(const std::string& dir, const std::vector<std::string>& files,
+                                    const GlcmParams& params) {
   const std::string wu_name = wu_name_of(params);
   require(!wu_name.empty(), "the summary's image files are not named <wu>.image_<i>.png");
+  const std::string filed_under = wu_of_result(files);
+  require(filed_under.empty() || filed_under == wu_name,
+          "the result is WU " + wu_name + "'s, returned for WU " + filed_under);
   const GlcmParams wu_params = read_wu_params(dir + "/" + wu_params_file(wu_name));
   require(glcm_params_json(wu_params) == glcm_params_json(params), "the summary's params differ from WU " + wu_name + "'s");
   std::vector<WuImage> images;
@@ -372,7 +378,7 @@ void check_result(const std::vector<std::string>& files, const ServerOptions& op
   const Parsed parsed = read_summary_and_table(files);
   std::vector<WuImage> wu;
   if (!options.inputs_dir.empty()) {
-    wu = read_wu_inputs(options.inputs_dir, parsed.params);
+    wu = read_wu_inputs(options.inputs_dir, files, parsed.params);
     check_shapes_against_wu(parsed.shapes, wu);
   }
   check_rows(parsed.rows, parsed.params, parsed.shapes);

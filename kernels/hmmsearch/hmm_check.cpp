@@ -180,9 +180,7 @@ void read_domains(const std::string& path, Result& result) {
 
 // A text output must be exactly what the server writes from the summary and rows.
 void require_text(const std::string& path, const std::string& expected, const std::string& what) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (error) reject(what + " " + path + " is missing or unreadable");
+  const std::uint64_t size = returned_file_size(path, what);
   require(size == expected.size(), what + " is " + std::to_string(size) + " bytes, not the " +
                                        std::to_string(expected.size()) + " its rows and summary make");
   require(read_file_text(path) == expected, what + " differs from what its rows and summary make");
@@ -211,10 +209,10 @@ struct WuInputs {
 
 // The WU is named by the result's file names (hmm_server.h, "WU file names");
 // its params must be the summary's exactly, or the result answers another question.
-WuInputs read_wu_inputs(const std::string& dir, const std::string& result_file, const Result& result) {
-  const std::string wu = wu_name_of_result_file(result_file);
+WuInputs read_wu_inputs(const std::string& dir, const std::vector<std::string>& files, const Result& result) {
+  const std::string wu = wu_of_result(files);
   const auto name = parse_wu_name(wu);
-  if (!name) server_trouble("cannot tell the WU from result file " + result_file + " (want <prefix>_c<j>_<n>_<k>)");
+  if (!name) server_trouble("cannot tell the WU from result file " + files[0] + " (want <prefix>_c<j>_<n>[_r<r>]_<k>)");
   const HmmParams params = server_read("WU params", [&] {
     const auto json = nlohmann::json::parse(read_file_text(dir + "/" + params_file(wu)), nullptr, false);
     if (json.is_discarded()) throw InputError(params_file(wu) + " is not JSON");
@@ -301,7 +299,7 @@ CheckOutcome check_hmm_result(const std::vector<std::string>& files, const Serve
   return outcome_of([&] {
     const Result result = read_result(files);
     if (options.inputs_dir.empty()) return;
-    const WuInputs wu = read_wu_inputs(options.inputs_dir, files[kTbloutFile], result);
+    const WuInputs wu = read_wu_inputs(options.inputs_dir, files, result);
     sample_check(result, wu, sample);
   });
 }

@@ -14,6 +14,7 @@
 #include "core/check_support.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/names.h"
 #include "mrf_files.h"
 #include "mrf_server.h"
 #include "mrf_summary.h"
@@ -63,6 +64,21 @@ void check_dims(const nlohmann::json& summary, const LabelMap& labels) {
               "x" + std::to_string(labels.nz));
 }
 
+// The voxel count the summary's dims claim (each 1..65535, at most kMaxVoxels
+// in all): it bounds the label map's size before the map is read.
+std::uint64_t summary_voxels(const nlohmann::json& summary) {
+  const auto& dims = summary.at("dims");
+  require(dims.is_array() && dims.size() == 3, "summary dims is not 3 integers");
+  std::uint64_t voxels = 1;
+  for (const auto& dim : dims) {
+    require(dim.is_number_integer() && dim.get<std::int64_t>() >= 1 && dim.get<std::int64_t>() <= 65535,
+            "summary dims are not integers in 1..65535");
+    voxels *= static_cast<std::uint64_t>(dim.get<std::int64_t>());
+  }
+  require(voxels <= kMaxVoxels, "summary dims exceed the largest volume");
+  return voxels;
+}
+
 // The solver stops at the first sweep whose |delta_energy| is within the
 // tolerance, or at max_sweeps: the trace must tell that same story.
 void check_trace(const nlohmann::json& summary, const MrfParams& params, std::uint32_t sweeps, std::size_t voxels) {
@@ -106,7 +122,8 @@ Parsed check_structure(const std::vector<std::string>& files) {
   Parsed parsed;
   parsed.summary = parse_summary(files[1]);
   check_header(parsed.summary);
-  parsed.labels = decode_labels(read_bounded(files[0], max_labels_file_bytes(), "label map"), "label map");
+  parsed.labels = decode_labels(read_bounded(files[0], max_labels_file_bytes(summary_voxels(parsed.summary)), "label map"),
+                                "label map");
   check_dims(parsed.summary, parsed.labels);
   parsed.params = parse_mrf_params(parsed.summary.at("params"));
   const auto sweeps = integer_field(parsed.summary, "sweeps");
@@ -119,31 +136,44 @@ Parsed check_structure(const std::vector<std::string>& files) {
   return parsed;
 }
 
-// A plain file name: the summary must not steer the validator to other files.
-bool is_plain_file_name(const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.size() > 255) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  });
-}
-
 // The input volume is the project's own file: trouble reading it is the
 // server's problem, so the result is retried later (transient), not rejected.
 Volume read_server_input(const std::string& inputs_dir, const std::string& name) {
-  try {
-    return read_volume_file(inputs_dir + "/" + name);
-  } catch (const InputError& error) {
-    throw Rejection{Verdict::kTransient, std::string("input volume unavailable: ") + error.what()};
-  }
+  return server_read("input volume", [&] { return read_volume_file(inputs_dir + "/" + name); });
+}
+
+constexpr const char* kVolumeSuffix = ".volume.hxv";  // helix-wu mrf make: <wu>.volume.hxv, <wu>.params.json
+
+// The WU this result answers: the one BOINC filed it under (its files' names,
+// core/check_support.h), whose volume the summary must name; for a standalone
+// run's files, the one the summary names. Its params must be the summary's:
+// a genuine result of another WU (other volume, or the same volume with other
+// params or seed) is refused.
+std::string check_wu_binding(const Parsed& parsed, const std::vector<std::string>& files, const std::string& inputs_dir) {
+  const std::string volume_name = parsed.summary.at("input_volume").get<std::string>();
+  const std::size_t suffix = std::char_traits<char>::length(kVolumeSuffix);
+  require(is_plain_name(volume_name, 255) && volume_name.size() > suffix &&
+              volume_name.compare(volume_name.size() - suffix, suffix, kVolumeSuffix) == 0,
+          "input_volume is not a plain file name <wu>" + std::string(kVolumeSuffix));
+  const std::string summary_wu = volume_name.substr(0, volume_name.size() - suffix);
+  const std::string filed_under = wu_of_result(files);
+  require(filed_under.empty() || filed_under == summary_wu,
+          "the result is WU " + summary_wu + "'s, returned for WU " + filed_under);
+  const MrfParams wu_params = server_read("WU params", [&] {
+    const auto json = nlohmann::json::parse(read_file_text(inputs_dir + "/" + summary_wu + ".params.json"), nullptr, false);
+    if (json.is_discarded()) throw InputError(summary_wu + ".params.json is not JSON");
+    return parse_mrf_params(json);
+  });
+  require(mrf_params_to_json(wu_params) == mrf_params_to_json(parsed.params),
+          "the summary's params differ from WU " + summary_wu + "'s");
+  return volume_name;
 }
 
 // The CPU recomputation: the reported class model must be a fixed point of the
 // re-estimation from the returned labels, and the final energy must be the
 // energy of those labels under that model.
-void check_against_input(const Parsed& parsed, const std::string& inputs_dir) {
-  const std::string name = parsed.summary.at("input_volume").get<std::string>();
-  require(is_plain_file_name(name), "input_volume is not a plain file name");
-  const Volume volume = read_server_input(inputs_dir, name);
+void check_against_input(const Parsed& parsed, const std::vector<std::string>& files, const std::string& inputs_dir) {
+  const Volume volume = read_server_input(inputs_dir, check_wu_binding(parsed, files, inputs_dir));
   require(volume.nx == parsed.labels.nx && volume.ny == parsed.labels.ny && volume.nz == parsed.labels.nz,
           "label map dimensions differ from the input volume's");
   require(volume.spacing_mm == parsed.spacing_mm, "summary spacing_mm differs from the input volume's");
@@ -167,7 +197,7 @@ std::uint64_t max_labels_file_bytes() { return max_labels_file_bytes(kMaxVoxels)
 CheckOutcome check_mrf_result(const std::vector<std::string>& files, const ServerOptions& options) {
   return outcome_of([&] {
     const Parsed parsed = check_structure(files);
-    if (!options.inputs_dir.empty()) check_against_input(parsed, options.inputs_dir);
+    if (!options.inputs_dir.empty()) check_against_input(parsed, files, options.inputs_dir);
   });
 }
 

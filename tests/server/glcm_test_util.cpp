@@ -44,9 +44,10 @@ WuRun run_glcm_wu(const std::vector<std::string>& args) {
 }
 
 void GlcmGenuine::write(const glcm::GlcmResult& changed) const {
-  write_file_atomic(result_dir + "/features", glcm::features_tsv(changed));
-  write_file_atomic(result_dir + "/maps", glcm::encode_maps(changed));
-  write_file_atomic(result_dir + "/summary", glcm::summary_json(changed));
+  const std::vector<std::string> paths = files();
+  write_file_atomic(paths[0], glcm::features_tsv(changed));
+  write_file_atomic(paths[1], glcm::encode_maps(changed));
+  write_file_atomic(paths[2], glcm::summary_json(changed));
 }
 
 namespace {

@@ -28,11 +28,12 @@ WuRun run_glcm_wu(const std::vector<std::string>& args);
 struct GlcmGenuine {
   std::string inputs_dir;   // the WU's input files (helix-wu's --out)
   std::string wu_name;      // its name (one WU)
-  std::string result_dir;   // features, maps, summary
+  std::string result_dir;   // features, maps, summary, as BOINC names uploads: <wu>_0_r<random>_<0|1|2>
   glcm::GlcmParams params;  // as the WU's params file holds them
   glcm::GlcmResult result;  // what the CPU engine computed
   std::vector<std::string> files() const {
-    return {result_dir + "/features", result_dir + "/maps", result_dir + "/summary"};
+    const std::string stem = result_dir + "/" + wu_name + "_0_r" + kResultRandom + "_";
+    return {stem + "0", stem + "1", stem + "2"};
   }
   // Writes `changed` (a forged or damaged copy of result) as this result's files.
   void write(const glcm::GlcmResult& changed) const;

@@ -60,8 +60,9 @@ GenuineResult genuine_result(const std::string& tag) {
   copy.inputs_dir = dir + "/inputs";
   fs::create_directories(copy.inputs_dir);
   mrf::write_volume_file(copy.inputs_dir + "/" + kVolumeName, copy.volume);
-  copy.labels_path = dir + "/labels.hxl";
-  copy.summary_path = dir + "/summary.json";
+  write_json(copy.inputs_dir + "/" + kWuName + ".params.json", copy.summary.at("params"));
+  copy.labels_path = dir + "/" + kWuName + "_0_r" + kResultRandom + "_0";
+  copy.summary_path = dir + "/" + kWuName + "_0_r" + kResultRandom + "_1";
   write_file_atomic(copy.labels_path,
                     mrf::encode_labels(copy.volume.nx, copy.volume.ny, copy.volume.nz, copy.result.labels));
   write_file_atomic(copy.summary_path, mrf::summary_text(copy.summary));

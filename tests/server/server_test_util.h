@@ -28,15 +28,17 @@ WuRun run_workunit_command(const AddWorkunitCommand& add_command, const std::vec
 std::string scratch_dir(const std::string& tag);
 
 struct GenuineResult {
-  std::string inputs_dir;     // holds kVolumeName (the WU's input volume)
-  std::string labels_path;    // labels.hxl
-  std::string summary_path;   // summary.json
+  std::string inputs_dir;     // holds kVolumeName and <kWuName>.params.json (the WU's inputs)
+  std::string labels_path;    // <kWuName>_0_r<kResultRandom>_0, as BOINC names an upload
+  std::string summary_path;   // <kWuName>_0_r<kResultRandom>_1
   mrf::Volume volume;
   mrf::MrfResult result;
   nlohmann::json summary;
   std::vector<std::string> files() const { return {labels_path, summary_path}; }
 };
+constexpr const char* kWuName = "wu";
 constexpr const char* kVolumeName = "wu.volume.hxv";
+constexpr const char* kResultRandom = "1804289383";  // BOINC's lrand48() part of output file names
 
 // Segments a 32x32x8 phantom with the CPU engine, once per process, and
 // writes a copy of its files into a new scratch directory for each caller
