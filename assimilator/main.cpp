@@ -3,18 +3,29 @@
 //
 //   helix-assimilate [--db PATH] WU_ID FILE...          store the canonical result
 //   helix-assimilate [--db PATH] --error N WU_ID         record a WU that failed (error_mask N)
+//   helix-assimilate [--db PATH] --error N WU_NAME WU_ID BATCH_ID   the same, as script_assimilator calls it
 //   helix-assimilate [--db PATH] query [--wu-id N]       print what is stored
 //
 // PATH defaults to $HELIX_RESULTS_DB, else results.sqlite in the current
-// directory. Running it twice with the same arguments changes nothing.
+// directory. Running it twice with the same arguments changes nothing; a
+// store is one transaction, so a crash part-way leaves the database as it was.
 // Exit 0 on success; 1 with one line on stderr otherwise (script_assimilator
 // then leaves the WU unassimilated, to be retried).
 //
-// The daemon, in the project's config.xml:
-//   script_assimilator --app helix --script "helix-assimilate --db /path/results.sqlite wu_id files"
-// script_assimilator calls error WUs with the program name alone
-// ("helix-assimilate --error N WU_ID"), so set HELIX_RESULTS_DB in the daemon's
-// environment, or run it from the directory that holds results.sqlite.
+// script_assimilator passes its keywords (wu_id, files, ...) and drops every
+// other word of --script, so options such as --db reach helix-assimilate only
+// through a wrapper script in bin/ (docs/deploy.md):
+//   script_assimilator --app helix --script "helix_assimilate wu_id files"
+// It calls failed WUs as "helix_assimilate --error N WU_NAME WU_ID BATCH_ID".
+//
+// Test switch: HELIX_ASSIMILATE_KILL_AFTER_ROWS=N makes the process SIGKILL
+// itself right after its Nth row change, inside the open transaction, as a
+// power cut or the OOM killer would (tests/server/assimilator_crash_test.cpp).
+#include <signal.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -61,18 +72,35 @@ Command parse_command(const std::vector<std::string>& args) {
   return command;
 }
 
+// See "Test switch" above. The hook runs after each row change, before COMMIT.
+void arm_kill_switch(sqlite3* db) {
+  const char* rows = std::getenv("HELIX_ASSIMILATE_KILL_AFTER_ROWS");
+  if (!rows) return;
+  static long long remaining = parse_integer(rows, "HELIX_ASSIMILATE_KILL_AFTER_ROWS");
+  sqlite3_update_hook(
+      db, [](void*, int, const char*, const char*, sqlite3_int64) {
+        if (--remaining == 0) ::kill(::getpid(), SIGKILL);
+      },
+      nullptr);
+}
+
+// WU_ID alone, or script_assimilator's WU_NAME WU_ID BATCH_ID.
+long long error_wu_id(const std::vector<std::string>& positional) {
+  if (positional.size() == 1) return parse_integer(positional[0], "WU_ID");
+  if (positional.size() == 3) return parse_integer(positional[1], "WU_ID");
+  throw std::runtime_error("--error takes WU_ID, or WU_NAME WU_ID BATCH_ID");
+}
+
 void run(const Command& command) {
   if (!command.query && command.positional.empty())
     throw std::runtime_error("usage: helix-assimilate [--db PATH] WU_ID FILE... | --error N WU_ID | query [--wu-id N]");
   if (command.query && !command.positional.empty()) throw std::runtime_error("query takes only --wu-id");
   helix::ResultsDb db = helix::open_results_db(command.db_path);
   if (command.query) return helix::print_results(db.get(), command.query_wu_id, stdout);
+  arm_kill_switch(db.get());
+  if (command.error_mask) return helix::store_error(db.get(), error_wu_id(command.positional), *command.error_mask);
   const long long wu_id = parse_integer(command.positional.front(), "WU_ID");
   const std::vector<std::string> files(command.positional.begin() + 1, command.positional.end());
-  if (command.error_mask) {
-    if (!files.empty()) throw std::runtime_error("--error takes only the WU id");
-    return helix::store_error(db.get(), wu_id, *command.error_mask);
-  }
   helix::store_result(db.get(), wu_id, files);
 }
 

@@ -72,6 +72,10 @@ TEST(Assimilator, StoreTwiceChangesNothingAndQueryShowsClasses) {
     EXPECT_NE(query.out.find("voxels=" + genuine.summary["classes"][k]["voxels"].dump()), std::string::npos);
   }
   EXPECT_NE(run_tool(tool + " query").out.find("WU 43  failed, error_mask 4"), std::string::npos);
+  // As script_assimilator calls it for a failed WU: --error N WU_NAME WU_ID BATCH_ID.
+  ASSERT_EQ(run_tool(tool + " --error 16 ct_0044 44 0").exit_code, 0);
+  EXPECT_NE(run_tool(tool + " query").out.find("WU 44  failed, error_mask 16"), std::string::npos);
+  EXPECT_EQ(run_tool(tool + " --error 16 ct_0044 44").exit_code, 1);
 }
 
 TEST(Assimilator, RefusesGarbageWithOneLineAndStoresNothing) {
