@@ -32,7 +32,7 @@
 namespace helix::faults {
 namespace {
 
-constexpr int kTrialsPerKind = 4;
+constexpr int kTrialsPerKind = 6;
 constexpr int kKilledStarts = 10;
 
 enum class KillMoment { early, mid_run, late, after_checkpoint };

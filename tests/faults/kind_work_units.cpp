@@ -1,6 +1,7 @@
 // kind_work_units.cpp: see kind_work_units.h. The sizes were chosen on the
-// development machine: an uninterrupted `helix --cpu` run of each takes
-// about 1-3 s (docs/reliability.md has the figures).
+// development machine: an uninterrupted `helix --cpu` run of each takes about
+// 2-3 s of CPU time (docs/reliability.md has the figures), so that even an
+// idle fast host reaches the first checkpoint (1-2 s in) well before the end.
 #include "kind_work_units.h"
 
 #include <cstdlib>
@@ -37,7 +38,7 @@ std::string first_missing(const std::vector<std::string>& paths) {
 std::string first_records(const std::string& path, std::size_t count) {
   const std::string text = read_text_maybe_gzipped(path);
   std::size_t end = 0;
-  for (std::size_t records = 0; records <= count && end != std::string::npos; ++records)
+  for (std::size_t records = 0; records < count && end != std::string::npos; ++records)
     end = text.find("\n>", records == 0 ? 0 : end + 1);
   return end == std::string::npos ? text : text.substr(0, end + 1);
 }
@@ -47,7 +48,7 @@ std::string first_records(const std::string& path, std::size_t count) {
 std::string mrf_missing_data() { return ""; }  // the phantom is made by helix-wu
 
 WorkUnit mrf_work_unit(const std::string& dir) {
-  run_work_generator({"mrf", "phantom", "--out", dir + "/phantom", "--size", "200", "200", "96", "--noise", "150",
+  run_work_generator({"mrf", "phantom", "--out", dir + "/phantom", "--size", "240", "240", "112", "--noise", "150",
                       "--seed", "21"},
                      dir);
   return make_work_unit({"mrf", "make", "--volume", dir + "/phantom/phantom.nii.gz", "--name", "mrf_wu", "--out",
@@ -59,11 +60,11 @@ WorkUnit mrf_work_unit(const std::string& dir) {
 
 std::string glcm_missing_data() { return first_missing({skimage_file("text.png"), skimage_file("microaneurysms.png")}); }
 
-// Two images, 16 levels, distances 1-3: six blocks (checkpoints fall between
-// blocks), the larger image's about 0.3 s each.
+// Two images, 16 levels, distances 1-4: eight blocks (checkpoints fall between
+// blocks), the larger image's a few tenths of a second each.
 WorkUnit glcm_work_unit(const std::string& dir) {
   return make_work_unit({"glcm", "make", "--image", skimage_file("text.png"), "--image",
-                         skimage_file("microaneurysms.png"), "--levels", "16", "--distances", "1-3", "--map-distance",
+                         skimage_file("microaneurysms.png"), "--levels", "16", "--distances", "1-4", "--map-distance",
                          "2", "--name", "glcm_wu", "--out", dir + "/wu"},
                         dir + "/wu", "glcm_wu_0");
 }
@@ -85,13 +86,13 @@ void set_block_targets(const WorkUnit& work_unit, int block_targets) {
 
 WorkUnit swsearch_work_unit(const std::string& dir) {
   fs::create_directories(dir);
-  write_file_atomic(dir + "/queries.fa", first_records(hmmer_tutorial_file("globins45.fa"), 6));
-  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 12000));
+  write_file_atomic(dir + "/queries.fa", first_records(hmmer_tutorial_file("globins45.fa"), 9));
+  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 20000));
   WorkUnit work_unit = make_work_unit({"swsearch", "make", "--db", dir + "/proteins.fa", "--queries",
                                        dir + "/queries.fa", "--matrix-file", ncbi_data_file("BLOSUM62"), "--name",
                                        "sw", "--out", dir + "/wu"},
                                       dir + "/wu", "sw_b0_c0");
-  set_block_targets(work_unit, 400);
+  set_block_targets(work_unit, 500);
   return work_unit;
 }
 
@@ -105,7 +106,7 @@ WorkUnit hmmsearch_work_unit(const std::string& dir) {
   fs::create_directories(dir);
   write_file_atomic(dir + "/profiles.hmm",
                     read_file_text(hmmer_tutorial_file("globins4.hmm")) + read_file_text(hmmer_tutorial_file("fn3.hmm")));
-  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 10000));
+  write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 12500));
   return make_work_unit({"hmmsearch", "make", "--name", "hmm", "--profiles", dir + "/profiles.hmm", "--database",
                          dir + "/proteins.fa", "--block-targets", "250", "--out", dir + "/wu"},
                         dir + "/wu", "hmm_c0");
