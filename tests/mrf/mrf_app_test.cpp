@@ -1,18 +1,13 @@
 // The helix binary itself, in BOINC standalone mode (no client): good runs,
-// bad inputs (one error line, non-zero exit, no result files), and SIGKILL at
-// random moments followed by restarts (identical result bytes).
-#include <signal.h>
+// bad inputs (one error line, non-zero exit, no result files). SIGKILL at
+// random moments and restarts, for mrf as for every kind, are tests/faults/.
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
-#include <random>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -210,80 +205,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"ParamsNotJson", [](const std::string& s) { write_file_atomic(s + "/params", std::string("{oops")); },
                  "not valid JSON"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
-
-// The checkpoint's modification time, or nothing while there is none.
-std::optional<fs::file_time_type> checkpoint_time(const TempDir& slot) {
-  std::error_code error;
-  const auto time = fs::last_write_time(slot.file("helix_checkpoint.state"), error);
-  if (error) return std::nullopt;
-  return time;
-}
-
-// Waits until the app writes a checkpoint newer than `previous` or exits;
-// true when a new checkpoint appeared while the app still runs.
-bool wait_for_new_checkpoint(const TempDir& slot, pid_t pid, std::optional<fs::file_time_type> previous) {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < give_up) {
-    siginfo_t info{};
-    if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0) {
-      return false;  // exited (reaped later by wait_app)
-    }
-    const auto now = checkpoint_time(slot);
-    if (now && now != previous) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-// SIGKILL at random moments, restart until done: the result bytes equal an
-// uninterrupted run's, and no result file ever exists before the run finishes.
-// Starts alternate between two kinds of kill, so that the test does not hang
-// on the machine's speed: a random moment in the first 0.9 s (before the
-// BOINC API, which checkpoints at most once a second, lets the app save), and
-// a random moment up to 0.1 s after the app wrote a new checkpoint (so that
-// every second start makes progress).
-TEST(App, KilledAtRandomPointsRestartsToIdenticalBytes) {
-  const Phantom phantom = small_phantom(320, 320, 128, 21, 150.0);
-  const nlohmann::json params = {{"kind", "mrf"}, {"max_sweeps", 60}, {"energy_tolerance", 0}, {"seed", 5}};
-  TempDir reference_slot;
-  make_slot(reference_slot.path(), phantom.volume, params);
-  ASSERT_EQ(run_app(reference_slot.path()).exit_code, 0);
-  const auto reference_labels = read_file_bytes(reference_slot.file("labels"));
-  const auto reference_summary = read_file_text(reference_slot.file("summary"));
-
-  TempDir slot;
-  make_slot(slot.path(), phantom.volume, params);
-  std::mt19937 random(12345);
-  auto milliseconds = [&](int low, int high) {
-    return std::chrono::milliseconds(std::uniform_int_distribution<int>(low, high)(random));
-  };
-  int kills = 0, resumed_starts = 0;
-  for (int attempt = 0; attempt < 8 && !fs::exists(slot.file("summary")); ++attempt) {
-    const auto previous_checkpoint = checkpoint_time(slot);
-    resumed_starts += previous_checkpoint.has_value();
-    const pid_t pid = start_app(slot.path(), {"--cpu"});
-    if (attempt % 2 == 0) {
-      std::this_thread::sleep_for(milliseconds(200, 900));
-      kill(pid, SIGKILL);
-    } else if (wait_for_new_checkpoint(slot, pid, previous_checkpoint)) {
-      std::this_thread::sleep_for(milliseconds(0, 100));
-      kill(pid, SIGKILL);
-    }
-    // A kill that came after the app exited does nothing; the status tells.
-    const AppRun run = wait_app(slot.path(), pid);
-    kills += run.exit_code == 128 + SIGKILL;
-    // Whatever moment the kill hit, an output file that exists is whole.
-    if (fs::exists(slot.file("labels"))) {
-      EXPECT_NO_THROW(read_labels_file(slot.file("labels")));
-    }
-  }
-  const AppRun final_run = run_app(slot.path());  // finishes whatever is left
-  ASSERT_EQ(final_run.exit_code, 0) << final_run.stderr_text;
-  EXPECT_GE(kills, 3);
-  EXPECT_GE(resumed_starts, 2);  // restarts really resumed from checkpoints
-  EXPECT_EQ(read_file_bytes(slot.file("labels")), reference_labels);
-  EXPECT_EQ(read_file_text(slot.file("summary")), reference_summary);
-}
 
 }  // namespace
 }  // namespace helix::mrf
