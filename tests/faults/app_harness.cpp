@@ -120,8 +120,12 @@ void run_work_generator(const std::vector<std::string>& arguments, const std::st
 WorkUnit make_work_unit(const std::vector<std::string>& arguments, const std::string& out_dir,
                         const std::string& name) {
   run_work_generator(arguments, out_dir);
+  return read_work_unit(out_dir, name);
+}
+
+WorkUnit read_work_unit(const std::string& dir, const std::string& name) {
   // The templates lie beside the WU's first input (workunit_writer.h).
-  const std::string prefix = out_dir + "/" + name;
+  const std::string prefix = dir + "/" + name;
   const std::string wu_template = read_file_text(prefix + ".wu_template.xml");
   const std::string script = read_file_text(prefix + ".create_work.sh");
   const std::vector<std::string> logical = elements(wu_template, "<open_name>", "</open_name>");
@@ -129,9 +133,10 @@ WorkUnit make_work_unit(const std::vector<std::string>& arguments, const std::st
   if (logical.empty() || logical.size() != staged.size())
     throw std::runtime_error(prefix + ": " + std::to_string(logical.size()) + " input names for " +
                              std::to_string(staged.size()) + " staged files");
-  WorkUnit work_unit{name, {}, elements(read_file_text(prefix + ".result_template.xml"), "<open_name>", "</open_name>")};
+  const std::string result_template = read_file_text(prefix + ".result_template.xml");
+  WorkUnit work_unit{name, {}, elements(result_template, "<open_name>", "</open_name>")};
   for (std::size_t i = 0; i < logical.size(); ++i)
-    work_unit.inputs.emplace_back(logical[i], fs::absolute(out_dir + "/" + staged[i]).string());
+    work_unit.inputs.emplace_back(logical[i], fs::absolute(dir + "/" + staged[i]).string());
   return work_unit;
 }
 

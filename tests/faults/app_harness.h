@@ -7,7 +7,7 @@
 // Contents:
 //   app_binary(), work_generator_binary()   the programs under test
 //   run_work_generator()                     helix-wu itself
-//   WorkUnit, make_work_unit()               a WU as helix-wu writes it (templates + files)
+//   WorkUnit, make_work_unit(), read_work_unit()  a WU as helix-wu writes it (templates + files)
 //   ScratchDir                               a temporary directory, removed at the end
 //   Slot                                     a slot directory for one task
 //   AppProcess, AppExit                      one start of the app
@@ -50,6 +50,9 @@ void run_work_generator(const std::vector<std::string>& arguments, const std::st
 // helix-wu's stderr when it fails.
 WorkUnit make_work_unit(const std::vector<std::string>& arguments, const std::string& out_dir,
                         const std::string& name);
+// The WU named `name` that helix-wu wrote into `dir` (which may have moved
+// since: the paths are taken from where it is now).
+WorkUnit read_work_unit(const std::string& dir, const std::string& name);
 
 // A fresh directory under the system temp dir, removed with the object.
 class ScratchDir {

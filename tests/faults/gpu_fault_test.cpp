@@ -57,14 +57,14 @@ void expect_clean_restart_finishes(const Slot& slot, const WorkUnit& work_unit, 
 class GpuFaults : public ::testing::TestWithParam<KindWorkUnit> {
  protected:
   void SetUp() override {
-    if (const std::string missing = GetParam().missing_data(); !missing.empty()) GTEST_SKIP() << missing;
+    if (const std::string why = why_no_work_unit(GetParam()); !why.empty()) GTEST_SKIP() << why;
   }
 };
 
 // The real thing on a host without a GPU (or with its GPUs hidden).
 TEST_P(GpuFaults, NoUsableGpuMeansATemporaryExitAndNoResult) {
   const ScratchDir dir("nogpu-" + GetParam().kind);
-  const WorkUnit work_unit = GetParam().make(dir.path() + "/input");
+  const WorkUnit work_unit = work_unit_for(GetParam(), dir.path() + "/input");
   const Slot slot(dir.path() + "/slot", work_unit);
   const AppExit exit = run_app(slot, kGpuRun, {"CUDA_VISIBLE_DEVICES="});
   expect_temporary_exit_without_result(slot, work_unit, exit, "no usable CUDA device 0");
@@ -108,7 +108,7 @@ void fault_then_restart(const Slot& slot, const WorkUnit& work_unit, const Outpu
 TEST_P(GpuFaults, InjectedFaultsMeanATemporaryExitAndTheCheckpointSurvives) {
   if (usable_gpu_count() == 0) GTEST_SKIP() << "no CUDA device";
   const ScratchDir dir("gpufault-" + GetParam().kind);
-  const WorkUnit work_unit = GetParam().make(dir.path() + "/input");
+  const WorkUnit work_unit = work_unit_for(GetParam(), dir.path() + "/input");
   Outputs reference;
   {
     const Slot slot(dir.path() + "/reference", work_unit);

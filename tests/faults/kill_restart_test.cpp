@@ -78,7 +78,8 @@ bool all_outputs_exist(const Slot& slot, const WorkUnit& work_unit) {
 Reference uninterrupted_run(const std::string& slot_path, const WorkUnit& work_unit) {
   const Slot slot(slot_path, work_unit);
   AppProcess app(slot, {"--cpu"});
-  while (!all_outputs_exist(slot, work_unit) && !app.exited()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  while (!all_outputs_exist(slot, work_unit) && !app.exited())
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   Reference reference;
   reference.run_time =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - app.started_at());
@@ -164,9 +165,9 @@ class KilledAtRandomPoints : public ::testing::TestWithParam<KindWorkUnit> {};
 
 TEST_P(KilledAtRandomPoints, RestartsToIdenticalBytesAndNeverLeavesAPartialResult) {
   const KindWorkUnit& kind = GetParam();
-  if (const std::string missing = kind.missing_data(); !missing.empty()) GTEST_SKIP() << missing;
+  if (const std::string why = why_no_work_unit(kind); !why.empty()) GTEST_SKIP() << why;
   const ScratchDir dir("kill-" + kind.kind);
-  const WorkUnit work_unit = kind.make(dir.path() + "/input");
+  const WorkUnit work_unit = work_unit_for(kind, dir.path() + "/input");
 
   const Reference reference = uninterrupted_run(dir.path() + "/reference", work_unit);
   if (HasFailure()) return;

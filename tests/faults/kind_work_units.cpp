@@ -25,8 +25,12 @@ std::string skimage_file(const std::string& name) {
 std::string hmmer_tutorial_file(const std::string& name) {
   return data_file("HELIX_HMMER_EXAMPLES", "/usr/share/doc/hmmer/examples/tutorial", name);
 }
-std::string ncbi_data_file(const std::string& name) { return data_file("HELIX_NCBI_DATA", "/usr/share/ncbi/data", name); }
-std::string uniprot_proteins() { return data_file("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data", "DB.fasta.gz"); }
+std::string ncbi_data_file(const std::string& name) {
+  return data_file("HELIX_NCBI_DATA", "/usr/share/ncbi/data", name);
+}
+std::string uniprot_proteins() {
+  return data_file("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data", "DB.fasta.gz");
+}
 
 std::string first_missing(const std::vector<std::string>& paths) {
   for (const std::string& path : paths)
@@ -58,7 +62,9 @@ WorkUnit mrf_work_unit(const std::string& dir) {
 
 // ---------------------------------------------------------------- glcm
 
-std::string glcm_missing_data() { return first_missing({skimage_file("text.png"), skimage_file("microaneurysms.png")}); }
+std::string glcm_missing_data() {
+  return first_missing({skimage_file("text.png"), skimage_file("microaneurysms.png")});
+}
 
 // Two images, 16 levels, distances 1-4: eight blocks (checkpoints fall between
 // blocks), the larger image's a few tenths of a second each.
@@ -99,13 +105,15 @@ WorkUnit swsearch_work_unit(const std::string& dir) {
 // ---------------------------------------------------------------- hmmsearch
 
 std::string hmmsearch_missing_data() {
-  return first_missing({hmmer_tutorial_file("globins4.hmm"), hmmer_tutorial_file("fn3.hmm"), uniprot_proteins()});
+  return first_missing(
+      {hmmer_tutorial_file("globins4.hmm"), hmmer_tutorial_file("fn3.hmm"), uniprot_proteins()});
 }
 
 WorkUnit hmmsearch_work_unit(const std::string& dir) {
   fs::create_directories(dir);
-  write_file_atomic(dir + "/profiles.hmm",
-                    read_file_text(hmmer_tutorial_file("globins4.hmm")) + read_file_text(hmmer_tutorial_file("fn3.hmm")));
+  const std::string profiles =
+      read_file_text(hmmer_tutorial_file("globins4.hmm")) + read_file_text(hmmer_tutorial_file("fn3.hmm"));
+  write_file_atomic(dir + "/profiles.hmm", profiles);
   write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 12500));
   return make_work_unit({"hmmsearch", "make", "--name", "hmm", "--profiles", dir + "/profiles.hmm", "--database",
                          dir + "/proteins.fa", "--block-targets", "250", "--out", dir + "/wu"},
@@ -116,12 +124,44 @@ WorkUnit hmmsearch_work_unit(const std::string& dir) {
 
 const std::vector<KindWorkUnit>& kind_work_units() {
   static const std::vector<KindWorkUnit> kinds = {
-      {"mrf", mrf_missing_data, mrf_work_unit},
-      {"glcm", glcm_missing_data, glcm_work_unit},
-      {"swsearch", swsearch_missing_data, swsearch_work_unit},
-      {"hmmsearch", hmmsearch_missing_data, hmmsearch_work_unit},
+      {"mrf", "mrf_wu", mrf_missing_data, mrf_work_unit},
+      {"glcm", "glcm_wu_0", glcm_missing_data, glcm_work_unit},
+      {"swsearch", "sw_b0_c0", swsearch_missing_data, swsearch_work_unit},
+      {"hmmsearch", "hmm_c0", hmmsearch_missing_data, hmmsearch_work_unit},
   };
   return kinds;
+}
+
+namespace {
+
+// $HELIX_FAULT_WU_DIR/<kind> when the variable is set, else "".
+std::string shared_work_unit_dir(const KindWorkUnit& kind) {
+  const char* shared = std::getenv("HELIX_FAULT_WU_DIR");
+  return shared ? std::string(shared) + "/" + kind.kind : "";
+}
+
+// Written last: the WU in the shared directory is complete.
+constexpr const char* kCompleteMark = "complete";
+
+}  // namespace
+
+WorkUnit work_unit_for(const KindWorkUnit& kind, const std::string& scratch) {
+  const std::string shared = shared_work_unit_dir(kind);
+  if (shared.empty()) return kind.make(scratch);
+  if (fs::exists(shared + "/" + kCompleteMark)) return read_work_unit(shared + "/wu", kind.work_unit_name);
+  fs::remove_all(shared);
+  kind.make(shared);
+  // Keep only the WU itself: what a moved build needs to carry.
+  for (const auto& entry : fs::directory_iterator(shared))
+    if (entry.path().filename() != "wu") fs::remove_all(entry.path());
+  write_file_atomic(shared + "/" + kCompleteMark, std::string("made by fault_tests\n"));
+  return read_work_unit(shared + "/wu", kind.work_unit_name);
+}
+
+std::string why_no_work_unit(const KindWorkUnit& kind) {
+  const std::string shared = shared_work_unit_dir(kind);
+  if (!shared.empty() && fs::exists(shared + "/" + kCompleteMark)) return "";
+  return kind.missing_data();
 }
 
 void PrintTo(const KindWorkUnit& kind, std::ostream* out) { *out << kind.kind; }

@@ -21,13 +21,22 @@ namespace helix::faults {
 
 struct KindWorkUnit {
   std::string kind;
-  // Why the data is not there ("" when it is): the test then skips.
+  std::string work_unit_name;  // as helix-wu names it, in <dir>/wu
+  // Why the data is not there ("" when it is).
   std::string (*missing_data)();
-  // Makes the work unit under `dir` through helix-wu.
+  // Makes the work unit through helix-wu: sources under `dir`, the WU in <dir>/wu.
   WorkUnit (*make)(const std::string& dir);
 };
 
 const std::vector<KindWorkUnit>& kind_work_units();
+
+// The kind's work unit, made under `scratch`; or, when HELIX_FAULT_WU_DIR is
+// set, the one in $HELIX_FAULT_WU_DIR/<kind>/wu, made there first if it is
+// not there yet. A build moved to a machine without helix-wu's libraries (the
+// GPU machine: OpenCV, NIfTI, ...) carries that directory instead of the data.
+WorkUnit work_unit_for(const KindWorkUnit& kind, const std::string& scratch);
+// "" when work_unit_for() can give the kind's WU; else why not (the test skips).
+std::string why_no_work_unit(const KindWorkUnit& kind);
 // Test names: the kind's.
 void PrintTo(const KindWorkUnit& kind, std::ostream* out);
 
