@@ -21,7 +21,7 @@ build_dir=${HELIX_FUZZ_BUILD:-build-fuzz}
 cxx=${CXX_FUZZ:-clang++}
 jobs=${JOBS:-2}
 targets=(fuzz_fasta fuzz_hmm_file fuzz_sw_matrix fuzz_wu_params fuzz_glcm_png fuzz_glcm_results
-         fuzz_sw_results fuzz_hmm_results fuzz_mrf_volume)
+         fuzz_sw_results fuzz_hmm_results fuzz_mrf_volume fuzz_mrf_check fuzz_glcm_check fuzz_sw_check fuzz_hmm_check)
 # The kinds' host sources the parsers live in, or that those reference; the
 # linker takes from the archive only what a harness uses.
 sources=(core/byte_codec core/fasta core/file_io core/names
@@ -30,11 +30,13 @@ sources=(core/byte_codec core/fasta core/file_io core/names
          hmmsearch/hmm_file hmmsearch/hmm_job hmmsearch/hmm_pipeline hmmsearch/hmm_profile
          hmmsearch/hmm_reference_engine hmmsearch/hmm_report hmmsearch/hmm_sampling hmmsearch/hmm_search
          mrf/mrf_files mrf/mrf_params mrf/mrf_reference mrf/mrf_solver mrf/mrf_summary
-         swsearch/sw_cpu_engine swsearch/sw_job swsearch/sw_reference swsearch/sw_scoring swsearch/sw_statistics)
+         swsearch/sw_cpu_engine swsearch/sw_job swsearch/sw_reference swsearch/sw_scoring swsearch/sw_statistics
+         mrf/mrf_check glcm/glcm_check glcm/glcm_batch swsearch/sw_check swsearch/sw_workunit
+         hmmsearch/hmm_check hmmsearch/hmm_workunit hmmsearch/hmm_store)
 flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -Ikernels -Ikernels/core -Ikernels/glcm -Ikernels/hmmsearch -Ikernels/mrf
        -Ikernels/swsearch -Itests/fuzz -I/usr/include/libpng16)
-libs=(-lzstd -lpng16 -lz -lm -lpthread)
+libs=(-lzstd -lpng16 -lsqlite3 -lz -lm -lpthread)
 
 have_clang() {
   command -v "$cxx" >/dev/null || return 1
