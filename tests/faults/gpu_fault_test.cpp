@@ -90,6 +90,7 @@ long long count_checked_calls(const Slot& slot, const WorkUnit& work_unit, const
   EXPECT_EQ(outputs_diff(slot, work_unit, reference, true), "") << exit.stderr_text;
   const std::string marker = "HELIX_GPU_FAULT=count: ";
   const auto at = exit.stderr_text.find(marker);
+  EXPECT_NE(at, std::string::npos) << exit.stderr_text;
   return at == std::string::npos ? 0 : std::stoll(exit.stderr_text.substr(at + marker.size()));
 }
 
