@@ -37,6 +37,19 @@ constexpr int kDiskFullRetryDelaySeconds = 600;
   std::exit(0);
 }
 
+// boinc_finish() with suspension held off. boinc_finish() stops the BOINC API's
+// timer thread (after a 2 s wait) while the worker thread keeps going; a
+// <suspend/> that arrives just before that is never followed by its <resume/>,
+// and the worker sleeps in the API's signal handler forever: the task hangs at
+// 100 % until the client kills it (seen under `boinc --run_test_app`'s
+// suspend/resume storm, docs/boinc-e2e.md). Inside a critical section the API
+// defers a suspend instead.
+[[noreturn]] void finish(int status) {
+  boinc_begin_critical_section();
+  boinc_finish(status);
+  std::exit(status);  // boinc_finish() does not return; this tells the compiler so
+}
+
 // The client's choice of GPU wins over the command line (APP_INIT_DATA). Under
 // the client, an app version without a GPU plan class gets no GPU (gpu_type
 // empty): that is the CPU app version of a release (packaging/), which then runs
@@ -91,7 +104,7 @@ int main(int argc, char** argv) {
     run_work_unit(options);
   } catch (const helix::InputError& error) {
     std::fprintf(stderr, "helix: error: %s\n", error.what());
-    boinc_finish(kExitBadInput);
+    finish(kExitBadInput);
   } catch (const helix::GpuError& error) {
     std::fprintf(stderr, "helix: GPU fault, will retry later: %s\n", error.what());
     exit_temporarily(kGpuRetryDelaySeconds, error.what());
@@ -103,7 +116,7 @@ int main(int argc, char** argv) {
     exit_temporarily(0, "quit requested");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "helix: error: %s\n", error.what());
-    boinc_finish(kExitBadInput);
+    finish(kExitBadInput);
   }
-  boinc_finish(0);
+  finish(0);
 }
