@@ -1,224 +1,331 @@
 #!/usr/bin/env bash
-# boinc_client_e2e.sh: end-to-end test of helix under the REAL BOINC client
-# (/usr/bin/boinc), with no server: one mrf work unit is computed by the client,
-# stopped after its first checkpoint, restarted, finished, then validated,
-# compared with a standalone run and assimilated.
+# boinc_client_e2e.sh: end-to-end tests of helix under the REAL BOINC client
+# (/usr/bin/boinc 7.20.5), with no server, for one kind of work: one small work
+# unit made by helix-wu, computed standalone (`helix --cpu`, the reference
+# bytes), then under the client in the scenarios asked for:
 #
-#   boinc_client_e2e.sh HELIX HELIX_WU HELIX_VALIDATE HELIX_ASSIMILATE WORKDIR
+#   storm      `boinc --run_test_app`: the client's own test mode, which runs the
+#              app in a bare directory and suspends and resumes it every 0.3 s;
+#              the app must finish with the reference bytes.
+#   restart    a client data directory holding the WU as a task (state 2); the
+#              client is stopped after the task's first checkpoint and started
+#              again; the task resumes from the checkpoint and finishes with the
+#              reference bytes; helix-validate accepts the result,
+#              helix-assimilate stores it.
+#   crash      the app is killed with SIGSEGV while the client runs it: the
+#              client records a compute error and no output file.
+#   disk_full  the slots directory is a tmpfs (in a user and mount namespace)
+#              that is filled once the app runs: the app's next write gets a
+#              real ENOSPC and the app makes a BOINC temporary exit: the task is
+#              postponed, not an error, and there is no result.
 #
-# Exit: 0 pass; 77 skip (no /usr/bin/boinc); anything else fails, with the
-# client's log and the task's stderr printed. docs/boinc-e2e.md explains the
-# client data directory and what the client does with it.
+#   boinc_client_e2e.sh HELIX HELIX_WU HELIX_VALIDATE HELIX_ASSIMILATE WORKDIR KIND SCENARIO...
 #
-# Environment (optional):
-#   HELIX_E2E_SIZE="NX NY NZ"   phantom size (default "384 384 128": ~10 s on one core)
-#   HELIX_E2E_KEEP=1            keep WORKDIR's client data directory after a pass
+#   KIND: mrf, glcm, swsearch or hmmsearch. The WUs take about 3-4 s on one core.
+# Exit: 0 pass; 77 skip (no /usr/bin/boinc; disk_full without user namespaces;
+# glcm without python3-skimage for its plates); anything else fails, with the
+# client's log and the task's stderr printed. The client's exit code is never
+# the verdict: the task's files and client_state.xml are.
+# docs/boinc-e2e.md explains the client data directory and what the client does.
+#
+# Environment (optional): HELIX_E2E_KEEP=1 keeps WORKDIR after a pass.
 set -euo pipefail
 
-if (($# != 5)); then
-  echo "usage: $0 HELIX HELIX_WU HELIX_VALIDATE HELIX_ASSIMILATE WORKDIR" >&2
+if (($# < 7)); then
+  echo "usage: $0 HELIX HELIX_WU HELIX_VALIDATE HELIX_ASSIMILATE WORKDIR KIND SCENARIO..." >&2
   exit 2
 fi
 helix=$(realpath "$1") helix_wu=$(realpath "$2") helix_validate=$(realpath "$3") helix_assimilate=$(realpath "$4")
-work=$5
+work=$5 kind=$6
+shift 6
+scenarios=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
+client_dir_tool=$here/make_client_dir.py
 boinc=/usr/bin/boinc
-if [[ ! -x $boinc ]]; then
-  echo "SKIP: $boinc is missing (Debian package boinc-client)"
-  exit 77
-fi
+e2e_name="e2e $kind"
+# shellcheck source=tests/e2e/e2e_lib.sh
+source "$here/e2e_lib.sh"
 
-read -r nx ny nz <<<"${HELIX_E2E_SIZE:-384 384 128}"
-wu=e2e_mrf
-result=${wu}_0
-start_s=$SECONDS
+skip() {
+  echo "SKIP [$e2e_name]: $*"
+  exit 77
+}
+[[ -x $boinc ]] || skip "$boinc is missing (Debian package boinc-client)"
 
 rm -rf "$work"
 mkdir -p "$work"
 work=$(realpath "$work")
-data=$work/client
-slot=$data/slots/0
-client_pid=
 
-log() { printf '[e2e %3ds] %s\n' $((SECONDS - start_s)) "$*"; }
+hmmer_examples=/usr/share/doc/hmmer/examples/tutorial
+mmseqs_db=/usr/share/doc/mmseqs2/example-data/DB.fasta.gz
 
-dump_logs() {
-  echo "---- client log (stdoutdae.txt, last 60 lines) ----"
-  tail -n 60 "$data/stdoutdae.txt" 2>/dev/null || true
-  echo "---- client stderr (stderrdae.txt) ----"
-  cat "$data/stderrdae.txt" 2>/dev/null || true
-  echo "---- slot stderr.txt ----"
-  cat "$slot/stderr.txt" 2>/dev/null || true
+# Makes the kind's work unit in $work/wu; sets wu (its name). Sizes: 3-4 s on
+# one core. The restart needs the client to see the first checkpoint (1-3 s
+# after the start) and to stop the app (1-2 s more) before the task ends.
+make_work_unit() {
+  local input=$work/input
+  mkdir -p "$input"
+  case $kind in
+    mrf)
+      wu=e2e_mrf
+      "$helix_wu" mrf phantom --out "$input" --size 256 256 128 --noise 200 --seed 11 >/dev/null
+      "$helix_wu" mrf make --volume "$input/phantom.nii.gz" --name "$wu" --out "$work/wu" \
+        --max-sweeps 100000 --tolerance 0 >/dev/null ;;
+    glcm)
+      wu=e2e_glcm_0
+      /usr/bin/python3 -c "import skimage" 2>/dev/null ||
+        skip "/usr/bin/python3 cannot import skimage (python3-skimage), which makes the glcm plates"
+      /usr/bin/python3 "$here/../../scripts/make_plates.py" "$input" 224 90 >/dev/null
+      "$helix_wu" glcm make --image-dir "$input" --detect-well --distances 1,2,5 --map-distance 5 \
+        --name e2e_glcm --out "$work/wu" >/dev/null ;;
+    swsearch)
+      wu=e2e_sw_b0_c0
+      zcat "$mmseqs_db" >"$input/db.fasta"
+      awk '/^>/ { n++ } n <= 24' "$hmmer_examples/globins45.fa" >"$input/queries.fasta"
+      "$helix_wu" swsearch make --db "$input/db.fasta" --queries "$input/queries.fasta" \
+        --chunk-residues 100000000 --top-hits 20 --alignments 3 --name e2e_sw --out "$work/wu" >/dev/null
+      # helix-wu leaves "block_targets" (targets scored between checkpoints) at
+      # 65536, more than this database: 2,000 makes ten blocks, so the task
+      # can checkpoint before it ends.
+      python3 - "$work/wu/$wu.params.json" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    params = json.load(f)
+params["block_targets"] = 2000
+with open(sys.argv[1], "w") as f:
+    json.dump(params, f)
+EOF
+      ;;
+    hmmsearch)
+      wu=e2e_hmm_c0
+      cat "$hmmer_examples/globins4.hmm" "$hmmer_examples/fn3.hmm" "$hmmer_examples/Pkinase.hmm" >"$input/profiles.hmm"
+      "$helix_wu" hmmsearch make --name e2e_hmm --profiles "$input/profiles.hmm" --database "$mmseqs_db" \
+        --block-targets 1000 --out "$work/wu" >/dev/null ;;
+    *) echo "unknown kind '$kind' (mrf, glcm, swsearch, hmmsearch)" >&2; exit 2 ;;
+  esac
+  rm -rf "$input"
+  [[ -s $work/wu/$wu.create_work.sh ]] || fail "helix-wu $kind make wrote no $wu.create_work.sh"
+  mapfile -t outputs < <(python3 "$client_dir_tool" outputs "$work/wu" "$wu")
+  log "work unit $wu: outputs ${outputs[*]}"
 }
 
-fail() {
-  echo "FAIL: $*" >&2
-  dump_logs >&2
-  exit 1
+# The reference: the same WU in a slot of BOINC soft links (as the client makes
+# them, so the app names its inputs the same way), run with --cpu.
+run_standalone() {
+  local dir=$work/standalone start_s=$SECONDS name
+  python3 "$client_dir_tool" slot "$dir" "$work/wu" "$wu"
+  (cd "$dir" && "$helix" --cpu) || fail "standalone run failed: $(cat "$dir/stderr.txt")"
+  for name in "${outputs[@]}"; do [[ -s $dir/$name ]] || fail "standalone run wrote no $name"; done
+  log "standalone --cpu run: $((SECONDS - start_s)) s"
 }
 
-# Ends the client we started (and only it) if the test exits early.
-cleanup() {
-  if [[ -n $client_pid ]] && kill -0 "$client_pid" 2>/dev/null; then
-    kill -TERM "$client_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$client_pid" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$client_pid" 2>/dev/null || true
-  fi
-  # An app left behind by a killed client: found by its working directory.
-  for pid in $(app_pids); do kill -KILL "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-
-# PIDs of processes whose working directory is the task's slot.
-app_pids() {
-  local proc
-  for proc in /proc/[0-9]*; do
-    [[ $(readlink "$proc/cwd" 2>/dev/null) == "$slot" ]] && echo "${proc#/proc/}"
+# Fails unless output n of the run is byte-identical to the reference's.
+#   same_bytes_as_standalone WHAT PATH_OF_OUTPUT_0 PATH_OF_OUTPUT_1 ...
+same_bytes_as_standalone() {
+  local what=$1 n=0 path
+  shift
+  for path in "$@"; do
+    cmp -s "$path" "$work/standalone/${outputs[n]}" || fail "$what: ${outputs[n]} differs from the standalone run"
+    n=$((n + 1))
   done
+  log "$what: ${#outputs[@]} outputs identical to the standalone run, byte for byte"
+}
+
+# Output n of the client's result in the project directory (WU_0_n).
+client_outputs() {
+  local n
+  for n in "${!outputs[@]}"; do echo "$project/${result}_$n"; done
+}
+
+no_client_outputs() {
+  local present
+  present=$(outputs_marked_present)
+  [[ -z $present ]] || fail "outputs marked present in client_state.xml: $present"
+  compgen -G "$project/${result}_*" >/dev/null && fail "output files in $project: $(ls "$project")"
   return 0
 }
 
-# Reads one field of the client's state file; prints "" when absent.
-#   state_field result|active_task FIELD
-state_field() {
-  python3 - "$data/client_state.xml" "$result" "$1" "$2" <<'EOF'
-import sys, xml.etree.ElementTree as ET
-path, result, section, field = sys.argv[1:]
-try:
-    root = ET.parse(path).getroot()
-except (OSError, ET.ParseError):
-    print(""); sys.exit(0)
-for node in root.iter(section):
-    if node.findtext("result_name", node.findtext("name")) == result:
-        value = node.find(field)
-        print("" if value is None else (value.text or "present").strip())
-        break
-else:
-    print("")
+result_state_at_least() { [[ $(state_field result state) -ge $1 ]] 2>/dev/null; }
+app_is_running() { [[ -n $(app_pids) ]] && grep -q '^helix ' "${1:-$slot}/stderr.txt" 2>/dev/null; }
+no_app_in() { [[ -z $(app_pids "$1") ]]; }
+client_checkpointed() { grep -q "\[checkpoint\] result $result checkpointed" "$data/stdoutdae.txt" 2>/dev/null; }
+client_postponed() { grep -q "Task $result postponed for" "$data/stdoutdae.txt" 2>/dev/null; }
+
+# A fresh client data directory for one scenario; sets data, slot, result, project.
+make_client() {
+  use_client_dir "$work/$1" "$wu"
+  project=$(python3 "$client_dir_tool" client "$data" "$helix" "$work/wu" "$wu")
+}
+
+# ---------------------------------------------------------------- storm
+# boinc --run_test_app (client/app_start.cpp, run_test_app()): the client runs
+# ./test_app in the current directory as a task with no files, command line
+# --critical_section, and loops: suspend, 0.1 s, resume, 0.2 s, until the app
+# exits; then it logs "test app finished - exiting" and exits.
+client_gone() { ! kill -0 "$client_pid" 2>/dev/null; }
+
+scenario_storm() {
+  local dir=$work/test_app start_s=$SECONDS cycles tick
+  data=$dir slot=$dir result=
+  python3 "$client_dir_tool" slot "$dir" "$work/wu" "$wu"
+  ln -s "$helix" "$dir/test_app"
+  # Read by the test mode too: cpu_sched logs each suspend ("Preempting") and
+  # resume; normal priority, as in the client data directories.
+  cat >"$dir/cc_config.xml" <<'EOF'
+<cc_config>
+    <log_flags><cpu_sched>1</cpu_sched></log_flags>
+    <options><no_priority_change>1</no_priority_change></options>
+</cc_config>
 EOF
-}
-
-start_client() {
-  (cd "$data" && exec "$boinc" --dir "$data" --no_gui_rpc --redirectio >/dev/null 2>&1) &
+  (cd "$dir" && exec "$boinc" --run_test_app >client_log.txt 2>&1) &
   client_pid=$!
-  log "client started (pid $client_pid)"
-}
-
-# Stops the client the way a volunteer's shutdown does: SIGTERM. The client
-# asks the app to quit (it checkpoints and exits), writes its state and exits.
-stop_client() {
-  kill -TERM "$client_pid"
-  for _ in $(seq 1 300); do kill -0 "$client_pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$client_pid" 2>/dev/null; then fail "client did not exit within 30 s of SIGTERM"; fi
+  log "storm: boinc --run_test_app started (pid $client_pid)"
+  # Not wait_for: the client's own exit is what we wait for. An app that never
+  # exits (say, hung while suspended) fails here.
+  for ((tick = 0; tick < 6000; tick++)); do client_gone && break; sleep 0.1; done
+  client_gone || fail "storm: the client still runs the app after 600 s: $(tail -n 3 "$dir/client_log.txt")"
   wait "$client_pid" 2>/dev/null || true
   client_pid=
-  [[ -z $(app_pids) ]] || fail "the app outlived the client (pids $(app_pids))"
-  log "client stopped"
+  grep -q 'test app finished - exiting' "$dir/client_log.txt" ||
+    fail "storm: the client ended without seeing the app finish: $(tail -n 3 "$dir/client_log.txt")"
+  cycles=$(grep -c 'Preempting test result' "$dir/client_log.txt" || true)
+  log "storm: app finished after $((SECONDS - start_s)) s and $cycles suspend/resume cycles"
+  ((cycles >= 10)) || fail "storm: only $cycles suspend/resume cycles: the client did not drive the app"
+  [[ $(head -n 1 "$dir/boinc_finish_called") == 0 ]] || fail "storm: boinc_finish_called says $(cat "$dir/boinc_finish_called")"
+  [[ $(grep -c 'called boinc_finish(0)' "$dir/stderr.txt") == 1 ]] || fail "storm: stderr.txt: not one boinc_finish(0)"
+  grep -q 'helix: error' "$dir/stderr.txt" && fail "storm: the app reported an error"
+  same_bytes_as_standalone "storm" "${outputs[@]/#/$dir/}"
 }
 
-# 1. The work unit: a phantom large enough to run for a while on one core.
-log "making the work unit (${nx}x${ny}x${nz} phantom)"
-"$helix_wu" mrf phantom --out "$work/phantom" --size "$nx" "$ny" "$nz" --noise 200 --seed 11 >/dev/null
-"$helix_wu" mrf make --volume "$work/phantom/phantom.nii.gz" --name "$wu" --out "$work/wu" \
-  --max-sweeps 100000 --tolerance 0 >/dev/null
-for file in params.json volume.hxv wu_template.xml result_template.xml; do
-  [[ -s $work/wu/$wu.$file ]] || fail "helix-wu mrf make wrote no $wu.$file"
+# ---------------------------------------------------------------- restart
+scenario_restart() {
+  local checkpoint_cpu_s fraction_done state stderr_out
+  make_client restart
+  start_client
+  # Stop once the CLIENT knows of a checkpoint (log line from <checkpoint_debug>),
+  # not merely when the file appears: the client records checkpoint_cpu_time only
+  # after the app reports boinc_checkpoint_completed() through shared memory.
+  wait_for 120 "checkpoint reported to the client" client_checkpointed
+  result_state_at_least 3 && fail "task finished before the stop: make the WU longer"
+  [[ -n $(app_pids) ]] || fail "no app process in $slot"
+  stop_client
+  [[ $(state_field result state) == 2 ]] || fail "after the stop the result is in state $(state_field result state), not 2"
+  checkpoint_cpu_s=$(state_field active_task checkpoint_cpu_time)
+  fraction_done=$(state_field active_task checkpoint_fraction_done)
+  log "restart: stopped at checkpoint_cpu_time $checkpoint_cpu_s s, checkpoint_fraction_done $fraction_done"
+  [[ -s $slot/helix_checkpoint.state ]] || fail "the checkpoint did not survive the stop"
+  python3 -c "import sys; sys.exit(0 if float(sys.argv[1] or 0) > 0 and float(sys.argv[2] or 0) > 0 else 1)" \
+    "$checkpoint_cpu_s" "$fraction_done" || fail "client state has no checkpoint_cpu_time and fraction_done > 0"
+
+  start_client
+  wait_for 300 "finished task after the restart" result_state_at_least 3
+  stop_client
+  # 4, RESULT_FILES_UPLOADING: computed, outputs accepted, upload pending (the
+  # network is off). 3 would be a compute error.
+  state=$(state_field result state)
+  [[ $state == 4 ]] || fail "result state $state (4 expected: files uploading)"
+  [[ $(state_field result exit_status) == 0 ]] || fail "exit_status $(state_field result exit_status)"
+  stderr_out=$(task_stderr)
+  printf '%s\n' "---- task stderr (client_state.xml) ----" "$stderr_out" "----"
+  # The second start resumed from the checkpoint (BoincRuntime says so) and
+  # the task finished once, without an error.
+  [[ $(grep -c 'helix: resuming from the checkpoint' <<<"$stderr_out") == 1 ]] || fail "no resume from the checkpoint in the task's stderr"
+  [[ $(grep -c 'called boinc_finish(0)' <<<"$stderr_out") == 1 ]] || fail "not one boinc_finish(0) in the task's stderr"
+  grep -q 'helix: error' <<<"$stderr_out" && fail "the task's stderr reports an error"
+  log "restart: state 4, cpu $(state_field result final_cpu_time) s, elapsed $(state_field result final_elapsed_time) s"
+
+  mapfile -t files < <(client_outputs)
+  same_bytes_as_standalone "restart" "${files[@]}"
+  "$helix_validate" init --inputs "$project" "${files[@]}" || fail "helix-validate init rejected the client's result (exit $?)"
+  local n reference=()
+  for n in "${!outputs[@]}"; do   # the reference as BOINC would name replica 1's files
+    cp "$work/standalone/${outputs[n]}" "$work/${wu}_1_$n"
+    reference+=("$work/${wu}_1_$n")
+  done
+  "$helix_validate" compare "${files[@]}" "${reference[@]}" || fail "helix-validate compare: client and standalone differ (exit $?)"
+  "$helix_assimilate" --db "$work/results.sqlite" 1 "${files[@]}" || fail "helix-assimilate failed (exit $?)"
+  log "restart: valid, equivalent to the standalone run, assimilated"
+}
+
+# ---------------------------------------------------------------- crash
+scenario_crash() {
+  local pid stderr_out
+  make_client crash
+  start_client
+  wait_for 120 "running app" app_is_running
+  sleep 0.5
+  pid=$(app_pids | head -n 1)
+  kill -SEGV "$pid"
+  log "crash: sent SIGSEGV to the app (pid $pid)"
+  wait_for 60 "compute error" result_state_at_least 3
+  stop_client
+  # 3, RESULT_COMPUTE_ERROR: the client reports the task as failed.
+  [[ $(state_field result state) == 3 ]] || fail "crash: result state $(state_field result state), 3 expected"
+  [[ $(state_field result exit_status) != 0 ]] || fail "crash: exit_status 0 after a SIGSEGV"
+  stderr_out=$(task_stderr)
+  grep -q 'SIGSEGV' <<<"$stderr_out" || fail "crash: the task's stderr does not name SIGSEGV: $stderr_out"
+  no_client_outputs
+  log "crash: compute error (exit_status $(state_field result exit_status)), no output files"
+}
+
+# ---------------------------------------------------------------- disk_full
+# Space left on the slots tmpfs once it is filled: room for the app's error
+# line and BOINC's boinc_temporary_exit note (a page each), not for any kind's
+# checkpoint or first output (all above 16 KiB for these WUs).
+disk_full_slack_bytes=12288
+
+free_bytes_in() { echo $(($(stat -f -c '%a' "$1") * $(stat -f -c '%S' "$1"))); }
+
+# Fills the file system of DIR with DIR/filler until BYTES are left. The app
+# writes meanwhile, so the first pass may hit ENOSPC itself; shrinking the
+# filler (tmpfs frees the pages) then gives the space back.
+fill_leaving() {
+  local bytes=$1 dir=$2 left
+  head -c $(($(free_bytes_in "$dir") - bytes)) /dev/zero >"$dir/filler" 2>/dev/null || true
+  left=$(free_bytes_in "$dir")
+  ((left >= bytes)) || truncate -s -$((bytes - left)) "$dir/filler"
+}
+
+scenario_disk_full() {
+  unshare -rm sh -c 'mount -t tmpfs -o size=1m helix_e2e_probe "$1"' sh "$work" >/dev/null 2>&1 ||
+    skip "disk_full: cannot mount a tmpfs in a user namespace here (unshare -rm); it needs unprivileged user namespaces"
+  local slots free_bytes stderr_text
+  make_client disk_full
+  mkdir -p "$data/slots"
+  # The client in its own user and mount namespace, where slots/ is a tmpfs.
+  start_client unshare -rm sh -c 'mount -t tmpfs -o size=64m helix_e2e_slots slots && exec "$@"' sh
+  # That tmpfs as the client sees it, from outside its namespace.
+  slots=/proc/$client_pid/root$data/slots
+  wait_for 120 "running app" app_is_running "$slots/0"
+  fill_leaving "$disk_full_slack_bytes" "$slots"
+  log "disk_full: slots tmpfs filled, $(free_bytes_in "$slots") bytes left"
+  wait_for 120 "postponed task" client_postponed
+  grep "Task $result postponed" "$data/stdoutdae.txt" | sed 's/^/  client: /'
+  stderr_text=$(cat "$slots/0/stderr.txt")
+  grep -q 'helix: disk full, will retry later: .*No space left on device' <<<"$stderr_text" ||
+    fail "disk_full: no disk-full line in the app's stderr: $stderr_text"
+  [[ $(head -n 2 "$slots/0/boinc_temporary_exit" | tr '\n' ' ') == "600 disk full " ]] ||
+    fail "disk_full: boinc_temporary_exit holds '$(cat "$slots/0/boinc_temporary_exit")'"
+  [[ ! -e $slots/0/boinc_finish_called ]] || fail "disk_full: the app called boinc_finish"
+  compgen -G "$slots/0/*.tmp" >/dev/null && fail "disk_full: temp files left in the slot: $(ls "$slots/0")"
+  local name
+  for name in "${outputs[@]}"; do
+    [[ ! -e $slots/0/$name ]] || fail "disk_full: output $name left in the slot"
+  done
+  stop_client
+  [[ $(state_field result state) == 2 ]] || fail "disk_full: result state $(state_field result state), 2 expected (task waiting)"
+  [[ $(state_field result exit_status) == 0 ]] || fail "disk_full: exit_status $(state_field result exit_status)"
+  no_client_outputs
+  log "disk_full: temporary exit, task postponed, no error and no output"
+}
+
+make_work_unit
+for scenario in "${scenarios[@]}"; do
+  [[ $scenario == storm || $scenario == restart ]] && { [[ -d $work/standalone ]] || run_standalone; }
 done
-rm -rf "$work/phantom"   # 30 MB we no longer need
-
-# 2. The standalone reference: the same WU in a slot whose logical files are
-#    BOINC soft links to the WU files (as the client makes them), so the
-#    summary names the volume file exactly as under the client.
-mkdir -p "$work/standalone"
-printf '<soft_link>../wu/%s.params.json</soft_link>\n' "$wu" >"$work/standalone/params"
-printf '<soft_link>../wu/%s.volume.hxv</soft_link>\n' "$wu" >"$work/standalone/volume"
-log "standalone --cpu run"
-standalone_start=$SECONDS
-(cd "$work/standalone" && "$helix" --cpu) || fail "standalone run failed: $(cat "$work/standalone/stderr.txt")"
-log "standalone run took $((SECONDS - standalone_start)) s"
-for file in labels summary; do [[ -s $work/standalone/$file ]] || fail "standalone run wrote no $file"; done
-
-# 3. The client data directory, from the WU's own templates (docs/boinc-e2e.md).
-project=$(python3 "$here/make_client_dir.py" "$data" "$helix" "$work/wu" "$wu")
-
-# 4. First client session: run until the task has checkpointed, then stop.
-start_client
-# Stop once the CLIENT knows of a checkpoint (log line from <checkpoint_debug>),
-# not merely when the file appears: the client records checkpoint_cpu_time only
-# after the app reports boinc_checkpoint_completed() through shared memory.
-for _ in $(seq 1 1200); do
-  [[ -s $slot/helix_checkpoint.state ]] && grep -q "\[checkpoint\] result $result checkpointed" "$data/stdoutdae.txt" && break
-  [[ $(state_field result state) -ge 3 ]] 2>/dev/null && fail "task finished before its first checkpoint: make the WU longer (HELIX_E2E_SIZE)"
-  kill -0 "$client_pid" 2>/dev/null || fail "client exited on its own"
-  sleep 0.1
+for scenario in "${scenarios[@]}"; do
+  declare -F "scenario_$scenario" >/dev/null || { echo "unknown scenario '$scenario'" >&2; exit 2; }
+  "scenario_$scenario"
 done
-grep -q "\[checkpoint\] result $result checkpointed" "$data/stdoutdae.txt" ||
-  fail "no checkpoint reported to the client after 120 s"
-[[ -n $(app_pids) ]] || fail "no app process in $slot"
-log "task checkpointed (app pid $(app_pids | tr '\n' ' '))"
-stop_client
-
-[[ $(state_field result state) == 2 ]] || fail "after the stop the result is in state $(state_field result state), not 2 (files downloaded)"
-checkpoint_cpu_s=$(state_field active_task checkpoint_cpu_time)
-fraction_done=$(state_field active_task checkpoint_fraction_done)
-log "kept: slot checkpoint $(stat -c %s "$slot/helix_checkpoint.state") bytes, checkpoint_cpu_time $checkpoint_cpu_s s, checkpoint_fraction_done $fraction_done"
-[[ -s $slot/helix_checkpoint.state ]] || fail "the checkpoint did not survive the stop"
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1] or 0) > 0 else 1)" "$checkpoint_cpu_s" ||
-  fail "client state has no checkpoint_cpu_time > 0 for the task"
-# No app message is required here: with boinc_init()'s default options the
-# BOINC API itself exits the app on the client's quit request (docs/boinc-e2e.md).
-
-# 5. Second client session: resume from the checkpoint and finish.
-start_client
-for _ in $(seq 1 3000); do
-  [[ $(state_field result state) -ge 3 ]] 2>/dev/null && break
-  kill -0 "$client_pid" 2>/dev/null || fail "client exited on its own"
-  sleep 0.1
-done
-state=$(state_field result state)
-[[ $state -ge 3 ]] 2>/dev/null || fail "task not finished 300 s after the restart"
-stop_client
-
-# RESULT_FILES_UPLOADING (4): computation done, outputs accepted and waiting
-# for an upload that never starts (network suspended). 3 is a compute error.
-[[ $state == 4 ]] || fail "result state $state (4 expected: files uploading)"
-[[ $(state_field result exit_status) == 0 ]] || fail "exit_status $(state_field result exit_status)"
-stderr_out=$(state_field result stderr_out)
-echo "---- task stderr (from client_state.xml) ----"
-python3 - "$data/client_state.xml" "$result" <<'EOF'
-import sys, xml.etree.ElementTree as ET
-for node in ET.parse(sys.argv[1]).getroot().iter("result"):
-    if node.findtext("name") == sys.argv[2]:
-        print(node.findtext("stderr_out", "").strip())
-EOF
-echo "----"
-python3 - "$data/client_state.xml" "$result" <<'EOF' || fail "task stderr shows an error or no boinc_finish(0)"
-import sys, xml.etree.ElementTree as ET
-for node in ET.parse(sys.argv[1]).getroot().iter("result"):
-    if node.findtext("name") == sys.argv[2]:
-        text = node.findtext("stderr_out", "")
-        ok = "called boinc_finish(0)" in text and "error" not in text.lower()
-        ok = ok and text.count("voxels on") == 2   # two app runs: before and after the restart
-        sys.exit(0 if ok else 1)
-sys.exit(1)
-EOF
-labels=$project/${result}_labels
-summary=$project/${result}_summary
-[[ -s $labels && -s $summary ]] || fail "output files missing from $project"
-log "client result: state $state, exit 0, cpu $(state_field result final_cpu_time) s, elapsed $(state_field result final_elapsed_time) s"
-
-# 6. Server side: validate, compare with the standalone run, assimilate.
-"$helix_validate" init --inputs "$project" "$labels" "$summary" || fail "helix-validate init rejected the client's result (exit $?)"
-"$helix_validate" init --inputs "$work/wu" "$work/standalone/labels" "$work/standalone/summary" ||
-  fail "helix-validate init rejected the standalone result (exit $?)"
-"$helix_validate" compare "$labels" "$summary" "$work/standalone/labels" "$work/standalone/summary" ||
-  fail "helix-validate compare: client and standalone results differ (exit $?)"
-cmp -s "$labels" "$work/standalone/labels" || fail "labels differ byte-wise from the standalone run"
-cmp -s "$summary" "$work/standalone/summary" || fail "summary differs byte-wise from the standalone run"
-log "valid; identical to the standalone run (labels and summary byte for byte)"
-
-"$helix_assimilate" --db "$work/results.sqlite" 1 "$labels" "$summary" || fail "helix-assimilate failed (exit $?)"
-"$helix_assimilate" --db "$work/results.sqlite" query || fail "helix-assimilate query failed (exit $?)"
-
-log "PASS"
-[[ ${HELIX_E2E_KEEP:-0} == 1 ]] || rm -rf "$data"
+log "PASS (${scenarios[*]})"
+[[ ${HELIX_E2E_KEEP:-0} == 1 ]] || rm -rf "$work"

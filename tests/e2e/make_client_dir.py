@@ -1,31 +1,43 @@
 #!/usr/bin/python3
-"""make_client_dir.py: builds a BOINC client data directory holding one helix
-task, ready for the real client (/usr/bin/boinc) with no server.
+"""make_client_dir.py: what the e2e tests need from a helix work unit, in the
+shapes the BOINC client makes: a client data directory holding the WU as one
+task, or a slot of BOINC soft links for a run without the client's files.
 
-    python3 make_client_dir.py DATA HELIX_BINARY WU_DIR WU_NAME
+    python3 make_client_dir.py client DATA HELIX_BINARY WU_DIR WU_NAME
+    python3 make_client_dir.py slot SLOT_DIR WU_DIR WU_NAME
+    python3 make_client_dir.py outputs WU_DIR WU_NAME
 
-    DATA          directory to create
+    DATA          client data directory to create
     HELIX_BINARY  the built app (build/app/helix)
-    WU_DIR        what `helix-wu mrf make --out WU_DIR --name WU_NAME` wrote:
-                  WU_NAME.params.json, WU_NAME.volume.hxv, WU_NAME.wu_template.xml,
-                  WU_NAME.result_template.xml
+    WU_DIR        what `helix-wu <kind> make --out WU_DIR` wrote for WU_NAME:
+                  WU_NAME.wu_template.xml, WU_NAME.result_template.xml,
+                  WU_NAME.create_work.sh and the input files it stages
+    SLOT_DIR      directory to create; its logical input names become soft-link
+                  files (<soft_link>RELATIVE PATH</soft_link>) to the WU's files,
+                  as the client makes them, so the app names the inputs the same way
     WU_NAME       the work unit's name
 
-The task is what a scheduler reply would have given the client: the workunit
-takes its input open names and resource bounds (rsc_*) from the WU template,
-the result its output open names, size limits and <copy_file/> flags from the
-result template, so the test runs the templates the project would deploy.
+Every kind's WU has the same shape: the WU template's <file_ref>s give each
+input's open name and file number; file number n is the n-th file that the WU's
+create_work.sh stages (create_work's order), so nothing here knows a kind.
 
-Writes (docs/boinc-e2e.md explains each piece):
+`client` writes the task as a scheduler reply would have given it: the
+workunit takes its input open names and resource bounds (rsc_*) from the WU
+template, the result its output open names, size limits and <copy_file/> flags
+from the result template, so the test runs the templates the project would
+deploy. docs/boinc-e2e.md explains each piece:
     DATA/account_helix.invalid.xml   the client keeps only projects it has an account file for
     DATA/client_state.xml            project, app, app version, workunit, result (state 2)
     DATA/cc_config.xml               unsigned apps, no GPUs, no benchmarks, no network side trips
     DATA/global_prefs_override.xml   run at once whatever the user does; checkpoint every second
     DATA/projects/helix.invalid/     app binary, libboinc_api.so.7, libboinc.so.7, WU input files
-Prints the project directory; the result's outputs appear there as
-WU_NAME_0_labels and WU_NAME_0_summary.
+It prints the project directory; output file n appears there as WU_NAME_0_n
+(BOINC's <OUTFILE_n/>: result name, "_", n).
+
+`outputs` prints the output open names, one a line, in result-file order.
 """
 import os
+import re
 import shutil
 import sys
 import time
@@ -42,7 +54,6 @@ VERSION_NUM = 10                        # helix 0.1.0 -> 10 (BOINC versions are 
 APP_FILE = "helix_0.1.0_" + PLATFORM
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
 LIBRARIES = ["libboinc_api.so.7", "libboinc.so.7"]
-INPUT_SUFFIXES = [".params.json", ".volume.hxv"]   # WU template file_number 0, 1 (create_work order)
 
 
 def install(source, project, name, mode):
@@ -78,15 +89,40 @@ def file_ref_xml(name, open_name=None, main_program=False, copy_file=False):
     return "\n".join(lines)
 
 
-def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: make_client_dir.py DATA HELIX_BINARY WU_DIR WU_NAME")
-    data, helix, wu_dir, wu = sys.argv[1:]
+def staged_files(wu_dir, wu):
+    """The input files of the WU in create_work's order (file number n is the n-th)."""
+    with open(os.path.join(wu_dir, wu + ".create_work.sh")) as f:
+        return re.findall(r'bin/stage_file --copy "\$here/([^"]+)"', f.read())
+
+
+def input_refs(wu_dir, wu):
+    """(open name, file name, copy_file) of each input, from the WU template."""
+    files = staged_files(wu_dir, wu)
+    workunit = ET.parse(os.path.join(wu_dir, wu + ".wu_template.xml")).getroot().find("workunit")
+    return workunit, [(ref.findtext("open_name"), files[int(ref.findtext("file_number"))],
+                       ref.find("copy_file") is not None) for ref in workunit.findall("file_ref")]
+
+
+def output_refs(wu_dir, wu):
+    """(open name, max_nbytes, copy_file) of each output, from the result template."""
+    template = ET.parse(os.path.join(wu_dir, wu + ".result_template.xml")).getroot()
+    infos = template.findall("file_info")
+    return [(ref.findtext("open_name"), infos[number].findtext("max_nbytes"), ref.find("copy_file") is not None)
+            for number, ref in enumerate(template.find("result").findall("file_ref"))]
+
+
+def write_slot(slot, wu_dir, wu):
+    os.makedirs(slot, exist_ok=True)
+    for open_name, file_name, _ in input_refs(wu_dir, wu)[1]:
+        target = os.path.relpath(os.path.join(wu_dir, file_name), slot)
+        with open(os.path.join(slot, open_name), "w") as f:
+            f.write(f"<soft_link>{escape(target)}</soft_link>\n")
+
+
+def write_client_dir(data, helix, wu_dir, wu):
     project = os.path.join(data, "projects", PROJECT_DIR_NAME)
     os.makedirs(project, exist_ok=True)
-
-    wu_template = ET.parse(os.path.join(wu_dir, wu + ".wu_template.xml")).getroot().find("workunit")
-    result_template = ET.parse(os.path.join(wu_dir, wu + ".result_template.xml")).getroot()
+    wu_template, inputs = input_refs(wu_dir, wu)
     result = wu + "_0"
 
     parts = ["<client_state>",
@@ -110,27 +146,22 @@ def main():
         + [file_ref_xml(library, copy_file=True) for library in LIBRARIES] + ["</app_version>"]))
 
     # The workunit, from the WU template.
-    input_refs = []
-    for ref in wu_template.findall("file_ref"):
-        number = int(ref.findtext("file_number"))
-        name = wu + INPUT_SUFFIXES[number]
+    input_file_refs = []
+    for open_name, name, copy_file in inputs:
         parts.append(file_xml(name, install(os.path.join(wu_dir, name), project, name, 0o644)))
-        input_refs.append(file_ref_xml(name, ref.findtext("open_name"),
-                                       copy_file=ref.find("copy_file") is not None))
+        input_file_refs.append(file_ref_xml(name, open_name, copy_file=copy_file))
     bounds = [f"    <{tag}>{wu_template.findtext(tag)}</{tag}>"
               for tag in ("rsc_fpops_est", "rsc_fpops_bound", "rsc_memory_bound", "rsc_disk_bound")]
     parts.append("\n".join(["<workunit>", f"    <name>{escape(wu)}</name>", "    <app_name>helix</app_name>",
-                            f"    <version_num>{VERSION_NUM}</version_num>"] + bounds + input_refs
+                            f"    <version_num>{VERSION_NUM}</version_num>"] + bounds + input_file_refs
                            + ["</workunit>"]))
 
-    # The result, from the result template (<OUTFILE_n/> -> WU_0_<open name>).
-    output_infos = result_template.findall("file_info")
-    output_refs = []
-    for number, ref in enumerate(result_template.find("result").findall("file_ref")):
-        open_name = ref.findtext("open_name")
-        name = f"{result}_{open_name}"
-        parts.append(file_xml(name, output_max_nbytes=output_infos[number].findtext("max_nbytes")))
-        output_refs.append(file_ref_xml(name, open_name, copy_file=ref.find("copy_file") is not None))
+    # The result, from the result template (<OUTFILE_n/> -> WU_0_n, as BOINC names them).
+    output_file_refs = []
+    for number, (open_name, max_nbytes, copy_file) in enumerate(output_refs(wu_dir, wu)):
+        name = f"{result}_{number}"
+        parts.append(file_xml(name, output_max_nbytes=max_nbytes))
+        output_file_refs.append(file_ref_xml(name, open_name, copy_file=copy_file))
     now = int(time.time())
     parts.append("\n".join(
         ["<result>", f"    <name>{escape(result)}</name>", f"    <wu_name>{escape(wu)}</wu_name>",
@@ -138,7 +169,7 @@ def main():
          "    <plan_class></plan_class>", "    <final_cpu_time>0</final_cpu_time>",
          "    <final_elapsed_time>0</final_elapsed_time>", "    <exit_status>0</exit_status>",
          "    <state>2</state>", f"    <received_time>{now}</received_time>",
-         f"    <report_deadline>{now + 7 * 86400}</report_deadline>"] + output_refs + ["</result>"]))
+         f"    <report_deadline>{now + 7 * 86400}</report_deadline>"] + output_file_refs + ["</result>"]))
     # Network activity: never (3). Nothing is fetched, uploaded or reported.
     parts += ["<user_network_request>3</user_network_request>", "</client_state>"]
 
@@ -196,6 +227,20 @@ GLOBAL_PREFS = """<global_preferences>
     <work_buf_additional_days>0</work_buf_additional_days>
 </global_preferences>
 """
+
+def main():
+    command, arguments = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
+    if command == "client" and len(arguments) == 4:
+        write_client_dir(*arguments)
+    elif command == "slot" and len(arguments) == 3:
+        write_slot(*arguments)
+    elif command == "outputs" and len(arguments) == 2:
+        print("\n".join(open_name for open_name, _, _ in output_refs(*arguments)))
+    else:
+        sys.exit("usage: make_client_dir.py client DATA HELIX_BINARY WU_DIR WU_NAME\n"
+                 "       make_client_dir.py slot SLOT_DIR WU_DIR WU_NAME\n"
+                 "       make_client_dir.py outputs WU_DIR WU_NAME")
+
 
 if __name__ == "__main__":
     main()
