@@ -81,9 +81,8 @@ make_work_unit() {
     swsearch)
       wu=e2e_sw_b0_c0
       zcat "$mmseqs_db" >"$input/db.fasta"
-      awk '/^>/ { n++ } n <= 24' "$hmmer_examples/globins45.fa" >"$input/queries.fasta"
-      "$helix_wu" swsearch make --db "$input/db.fasta" --queries "$input/queries.fasta" \
-        --chunk-residues 100000000 --top-hits 20 --alignments 3 --name e2e_sw --out "$work/wu" >/dev/null
+      "$helix_wu" swsearch make --db "$input/db.fasta" --queries "$hmmer_examples/globins45.fa" \
+        --queries-per-wu 30 --chunk-residues 100000000 --top-hits 20 --alignments 3 --name e2e_sw --out "$work/wu" >/dev/null
       # helix-wu leaves "block_targets" (targets scored between checkpoints) at
       # 65536, more than this database: 2,000 makes ten blocks, so the task
       # can checkpoint before it ends.
