@@ -21,12 +21,12 @@
 set -euo pipefail
 
 die() { echo "host_cpu_load: $*" >&2; exit 1; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kinds=(mrf glcm swsearch hmmsearch)
 
 make_work_units() {
   local helix_wu=$1 out=$2 db=${3:-/usr/share/doc/mmseqs2/example-data/DB.fasta.gz}
-  local here tutorial=/usr/share/doc/hmmer/examples/tutorial
-  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  local tutorial=/usr/share/doc/hmmer/examples/tutorial
   rm -rf "$out" && mkdir -p "$out"/{input,mrf,glcm,swsearch,hmmsearch}
   "$helix_wu" mrf phantom --out "$out/input/phantom" --size 384 384 128 --seed 7 >/dev/null
   "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" >/dev/null
@@ -47,20 +47,13 @@ make_work_units() {
   du -sh "$out"/* | sed 's/^/host_cpu_load: /'
 }
 
-# A slot for the work unit whose create_work script is $1: one BOINC soft link
-# per input, the open names from the WU template, the files in create_work's order.
+# A slot of BOINC soft links for the work unit whose create_work script is $1
+# (make_client_dir.py reads the open names and files as the client would).
 make_slot() {
-  local create_work=$1 slot=$2 wu_dir name
-  wu_dir=$(dirname "$create_work")
-  name=$(basename "$create_work" .create_work.sh)
-  local -a open_names files
-  mapfile -t open_names < <(grep -o '<open_name>[^<]*' "$wu_dir/$name.wu_template.xml" | sed 's/<open_name>//')
-  mapfile -t files < <(sed -n '/--result_template/,$p' "$create_work" | sed -n 's/^  \([^ -][^ ]*\).*/\1/p')
-  ((${#open_names[@]} == ${#files[@]})) || die "$create_work: ${#files[@]} files for ${#open_names[@]} open names"
-  rm -rf "$slot" && mkdir -p "$slot"
-  for i in "${!files[@]}"; do
-    printf '<soft_link>%s</soft_link>\n' "$(realpath "$wu_dir/${files[$i]}")" >"$slot/${open_names[$i]}"
-  done
+  local create_work=$1 slot=$2
+  rm -rf "$slot"
+  python3 "$here/tests/e2e/make_client_dir.py" slot "$slot" "$(dirname "$create_work")" \
+    "$(basename "$create_work" .create_work.sh)" || die "cannot make a slot for $create_work"
 }
 
 # Prints "share wall cpu" for one run of the app in a fresh slot.
