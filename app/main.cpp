@@ -10,12 +10,16 @@
 // result files.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boinc_api.h>
 #include <nlohmann/json.hpp>
 
 #include "boinc_runtime.h"
+#include "disk_reserve.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/kind.h"
@@ -26,14 +30,32 @@ constexpr int kExitBadInput = 1;
 constexpr int kGpuRetryDelaySeconds = 600;
 // Someone has to free space first; the client checks its own disk limits too.
 constexpr int kDiskFullRetryDelaySeconds = 600;
+// When even boinc_temporary_exit's note cannot be written, the client restarts
+// the task at once; waiting first makes that a retry a minute, not every 2 s.
+constexpr unsigned kNoteUnwrittenBackoffSeconds = 60;
+
+// Room for the last words on a full disk: the stderr line and the client's note
+// (a page each on most file systems), with margin.
+constexpr char kDiskReserveFile[] = "helix_disk_reserve";
+constexpr std::size_t kDiskReserveBytes = 16 * 1024;
+std::optional<helix::DiskReserve> g_disk_reserve;
+
+// Gives the reserved pages back, then writes the line: the first thing every
+// exit path does, so that a full disk still has room for what follows.
+void last_words(const char* format, const char* what) {
+  if (g_disk_reserve) g_disk_reserve->release();
+  std::fprintf(stderr, format, what);
+}
 
 // Asks the client to run the task again after delay_s. boinc_temporary_exit()
 // returns only when it could not write its note to the client (a full disk can
 // do that): exit(0) without boinc_finish() then, which the client takes for a
-// premature exit and restarts the task. Never a result, never a compute error.
+// premature exit and restarts the task: after a pause, so that it does not
+// spin. Never a result, never a compute error.
 [[noreturn]] void exit_temporarily(int delay_s, const char* reason) {
   boinc_temporary_exit(delay_s, reason);
   std::fprintf(stderr, "helix: could not write boinc_temporary_exit; exiting for a restart\n");
+  sleep(kNoteUnwrittenBackoffSeconds);  // the API's timer thread still obeys quit and suspend
   std::exit(0);
 }
 
@@ -45,6 +67,7 @@ constexpr int kDiskFullRetryDelaySeconds = 600;
 // suspend/resume storm, docs/boinc-e2e.md). Inside a critical section the API
 // defers a suspend instead.
 [[noreturn]] void finish(int status) {
+  if (g_disk_reserve) g_disk_reserve->release();
   boinc_begin_critical_section();
   boinc_finish(status);
   std::exit(status);  // boinc_finish() does not return; this tells the compiler so
@@ -99,23 +122,24 @@ int main(int argc, char** argv) {
   }
 
   boinc_init();
+  g_disk_reserve.emplace(kDiskReserveFile, kDiskReserveBytes);
   options.gpu_device = chosen_gpu_device(device, options.force_cpu);
   try {
     run_work_unit(options);
   } catch (const helix::InputError& error) {
-    std::fprintf(stderr, "helix: error: %s\n", error.what());
+    last_words("helix: error: %s\n", error.what());
     finish(kExitBadInput);
   } catch (const helix::GpuError& error) {
-    std::fprintf(stderr, "helix: GPU fault, will retry later: %s\n", error.what());
+    last_words("helix: GPU fault, will retry later: %s\n", error.what());
     exit_temporarily(kGpuRetryDelaySeconds, error.what());
   } catch (const helix::StorageFull& error) {
-    std::fprintf(stderr, "helix: disk full, will retry later: %s\n", error.what());
+    last_words("helix: disk full, will retry later: %s\n", error.what());
     exit_temporarily(kDiskFullRetryDelaySeconds, "disk full");
   } catch (const helix::StopRequested&) {
-    std::fprintf(stderr, "helix: quitting at the client's request; state checkpointed\n");
+    last_words("helix: quitting at the client's request; %s\n", "state checkpointed");
     exit_temporarily(0, "quit requested");
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "helix: error: %s\n", error.what());
+    last_words("helix: error: %s\n", error.what());
     finish(kExitBadInput);
   }
   finish(0);

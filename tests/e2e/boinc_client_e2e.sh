@@ -274,12 +274,13 @@ scenario_crash() {
 }
 
 # ---------------------------------------------------------------- disk_full
-# Space left on the slots tmpfs once it is filled: room for the app's error
-# line and BOINC's boinc_temporary_exit note (a page each), not for any kind's
-# checkpoint or first output (all above 8 KiB for these WUs; swsearch's
-# checkpoint is 9,939 bytes, so 12 KiB let one more checkpoint in and left no
-# page for the note: the task then restarted every 2 s, never postponed).
-disk_full_slack_bytes=8192
+# Space left on the slots tmpfs once it is filled: none. The app's error line
+# and BOINC's boinc_temporary_exit note (a page each) must come out of the
+# pages the app reserved at its start (app/disk_reserve.h). Before it did, a
+# disk with no page left (swsearch's 9,939-byte checkpoint took the last of
+# 12 KiB) had the note written empty: the task restarted every 2 s and was
+# never postponed.
+disk_full_slack_bytes=0
 
 free_bytes_in() { echo $(($(stat -f -c '%a' "$1") * $(stat -f -c '%S' "$1"))); }
 
