@@ -74,6 +74,7 @@ constexpr const char* kNcbiMatrixDir = "/usr/share/ncbi/data/";
 struct MakeOptions {
   std::string db, queries, matrix = "BLOSUM62", matrix_file, name, out;
   int gap_open = 12, gap_extend = 1, top_hits = 50, alignments = 10;
+  std::uint32_t block_targets = SwParams{}.block_targets;
   std::uint64_t chunk_residues = kDefaultChunkResidues;
   std::size_t queries_per_wu = kDefaultQueriesPerWu;
 };
@@ -111,6 +112,7 @@ SwParams checked_params(const MakeOptions& options, const std::vector<FastaRecor
   params.gaps = {options.gap_open, options.gap_extend};
   params.top_hits = options.top_hits;
   params.alignments = options.alignments;
+  params.block_targets = options.block_targets;
   params.database_sequences = database.size();
   for (const FastaRecord& record : database) params.database_residues += record.residues.size();
   nlohmann::json json = sw_params_json(params);
@@ -266,6 +268,8 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->add_option("--chunk-residues", options->chunk_residues,
                       "database chunk size in residues, about (default 20,000,000)");
   command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 16)");
+  command->add_option("--block-targets", options->block_targets,
+                      "targets scored between checkpoints, 1..16777216 (default 65536)");
   command->add_option("--name", options->name, "search name: WUs are NAME_b<batch>_c<chunk>")->required();
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit] { run_make(*options, emit); });

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
 
@@ -81,25 +80,15 @@ std::string swsearch_missing_data() {
   return first_missing({hmmer_tutorial_file("globins45.fa"), uniprot_proteins(), ncbi_data_file("BLOSUM62")});
 }
 
-// helix-wu leaves "block_targets" (targets scored between checkpoints) at a
-// whole chunk; a smaller value gives this short run several checkpoints.
-void set_block_targets(const WorkUnit& work_unit, int block_targets) {
-  const std::string path = work_unit.input_path("params");
-  nlohmann::json params = nlohmann::json::parse(read_file_text(path));
-  params["block_targets"] = block_targets;
-  write_file_atomic(path, params.dump(1) + "\n");
-}
-
 WorkUnit swsearch_work_unit(const std::string& dir) {
   fs::create_directories(dir);
   write_file_atomic(dir + "/queries.fa", first_records(hmmer_tutorial_file("globins45.fa"), 9));
   write_file_atomic(dir + "/proteins.fa", first_records(uniprot_proteins(), 20000));
-  WorkUnit work_unit = make_work_unit({"swsearch", "make", "--db", dir + "/proteins.fa", "--queries",
-                                       dir + "/queries.fa", "--matrix-file", ncbi_data_file("BLOSUM62"), "--name",
-                                       "sw", "--out", dir + "/wu"},
-                                      dir + "/wu", "sw_b0_c0");
-  set_block_targets(work_unit, 500);
-  return work_unit;
+  // --block-targets 500: this short run checkpoints several times.
+  return make_work_unit({"swsearch", "make", "--db", dir + "/proteins.fa", "--queries", dir + "/queries.fa",
+                         "--matrix-file", ncbi_data_file("BLOSUM62"), "--block-targets", "500", "--name", "sw",
+                         "--out", dir + "/wu"},
+                        dir + "/wu", "sw_b0_c0");
 }
 
 // ---------------------------------------------------------------- hmmsearch

@@ -46,6 +46,7 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
     EXPECT_EQ(params.database_sequences, 45u);
     EXPECT_EQ(params.gaps.open, 12);
     EXPECT_EQ(params.gaps.extend, 1);
+    EXPECT_EQ(params.block_targets, 65536u);  // the app's default: one block for most chunks
     const auto chunk = sw::decode_chunk(read_file_bytes(spec.inputs[3].second), params.database_residues);
     EXPECT_LE(chunk.targets.residues.size(), 2300u);
     // Chunks hold consecutive FASTA records: ordinals continue from the last chunk's.
@@ -66,6 +67,17 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
   const auto queries = sw::parse_fasta(read_file_text(run.specs[3].inputs[2].second), "batch 1");
   ASSERT_EQ(queries.size(), 1u);
   EXPECT_EQ(queries[0].id, database[2].id);
+}
+
+TEST(SwWorkunit, BlockTargetsSetsTheTargetsBetweenCheckpoints) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string dir = scratch_dir("sw_wu_blocks"), out = dir + "/out";
+  const auto run = run_sw_wu({"swsearch", "make", "--db", kGlobins, "--queries", globin_queries(dir, 1),
+                              "--block-targets", "7", "--name", "gl", "--out", out});
+  ASSERT_EQ(run.error, "");
+  ASSERT_EQ(run.specs.size(), 1u);
+  const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(run.specs[0].inputs[0].second)));
+  EXPECT_EQ(params.block_targets, 7u);
 }
 
 // Each refusal is one line naming the problem, and --out stays empty.
@@ -91,6 +103,8 @@ TEST(SwWorkunit, BadInputIsRefusedWithNothingWritten) {
   expect_refused({"--matrix", "NOSUCH62"}, good, "unknown matrix NOSUCH62");
   expect_refused({"--gap-open", "-11"}, good, "");
   expect_refused({"--gap-open", "30", "--gap-extend", "5"}, good, "");  // no Karlin-Altschul estimate
+  expect_refused({"--block-targets", "0"}, good, "block_targets");
+  expect_refused({"--block-targets", "16777217"}, good, "block_targets");
 }
 
 }  // namespace
