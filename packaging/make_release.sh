@@ -23,8 +23,12 @@
 #   DIR/plan_class_spec.xml  the GPU plan class C (merge into the project's file)
 #   DIR/templates/           <kind>_in, <kind>_out for each kind (glcm: _out only;
 #                            its input files are per WU, helix-wu writes them)
+#   DIR/bin/                 helix_validate_init, helix_validate_compare,
+#                            helix_assimilate: what script_validator and
+#                            script_assimilator run, for the project's bin/
+#                            (beside helix-validate and helix-assimilate)
 # Errors: one "make_release: ..." line on stderr, exit 1; DIR is rebuilt from
-# scratch each run (apps/helix/V, plan_class_spec.xml and templates/ only).
+# scratch each run (apps/helix/V, plan_class_spec.xml, templates/, bin/ only).
 set -euo pipefail
 
 die() { echo "make_release: $*" >&2; exit 1; }
@@ -118,8 +122,8 @@ api_version="$(basename "$(readlink -f "${library_path[libboinc_api.so.7]}")" | 
 # --- The tree ----------------------------------------------------------------
 platform=x86_64-pc-linux-gnu
 app_root="$out/apps/helix/$version_dir"
-rm -rf "$app_root" "$out/templates" "$out/plan_class_spec.xml"
-mkdir -p "$app_root" "$out/templates"
+rm -rf "$app_root" "$out/templates" "$out/plan_class_spec.xml" "$out/bin"
+mkdir -p "$app_root" "$out/templates" "$out/bin"
 
 # One app version directory: the binary under a name unique to this release and
 # platform (BOINC files are immutable), the shipped libraries under their sonames,
@@ -171,7 +175,8 @@ cat > "$out/plan_class_spec.xml" <<EOF
 EOF
 
 cp "$here"/templates/*_in "$here"/templates/*_out "$out/templates/"
+install -m 0755 "$here"/server/bin/* "$out/bin/"
 
 echo "make_release: helix $version (BOINC version $version_dir, API $api_version, CUDA $cuda_version," \
      "compute capability >= $min_compcap) in $out"
-find "$out/apps/helix/$version_dir" "$out/plan_class_spec.xml" "$out/templates" -type f | sort | sed "s|^$out/|  |"
+find "$out/apps/helix/$version_dir" "$out/plan_class_spec.xml" "$out/templates" "$out/bin" -type f | sort | sed "s|^$out/|  |"

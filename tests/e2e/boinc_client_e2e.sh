@@ -188,6 +188,27 @@ EOF
   same_bytes_as_standalone "storm" "${outputs[@]/#/$dir/}"
 }
 
+# The project's side as a BOINC server has it (docs/deploy.md): bin/ with the
+# scripts script_validator and script_assimilator run (packaging/server/bin)
+# beside helix-validate and helix-assimilate, helix_inputs/ with the WU's
+# inputs (here the client's copies). Sets server.
+make_server() {
+  server=$work/server
+  mkdir -p "$server/bin" "$server/cgi-bin"
+  cp "$here/../../packaging/server/bin/"* "$server/bin/"
+  ln -sf "$helix_validate" "$server/bin/helix-validate"
+  ln -sf "$helix_assimilate" "$server/bin/helix-assimilate"
+  ln -sfn "$project" "$server/helix_inputs"
+}
+
+# Runs bin/NAME with ARGS as the daemons do: ../bin/NAME, only their keywords'
+# values as arguments.
+server_script() {
+  local name=$1
+  shift
+  (cd "$server/cgi-bin" && "../bin/$name" "$@")
+}
+
 # ---------------------------------------------------------------- restart
 scenario_restart() {
   local checkpoint_cpu_s fraction_done state stderr_out
@@ -230,15 +251,18 @@ scenario_restart() {
 
   mapfile -t files < <(client_outputs)
   same_bytes_as_standalone "restart" "${files[@]}"
-  "$helix_validate" init --inputs "$project" "${files[@]}" || fail "helix-validate init rejected the client's result (exit $?)"
+  make_server
+  server_script helix_validate_init "${files[@]}" || fail "helix_validate_init rejected the client's result (exit $?)"
   local n reference=()
   for n in "${!outputs[@]}"; do   # the reference as BOINC would name replica 1's files
     cp "$work/standalone/${outputs[n]}" "$work/${wu}_1_$n"
     reference+=("$work/${wu}_1_$n")
   done
-  "$helix_validate" compare "${files[@]}" "${reference[@]}" || fail "helix-validate compare: client and standalone differ (exit $?)"
-  "$helix_assimilate" --db "$work/results.sqlite" 1 "${files[@]}" || fail "helix-assimilate failed (exit $?)"
-  log "restart: valid, equivalent to the standalone run, assimilated"
+  server_script helix_validate_compare "${files[@]}" "${reference[@]}" ||
+    fail "helix_validate_compare: client and standalone differ (exit $?)"
+  server_script helix_assimilate 1 "${files[@]}" || fail "helix_assimilate failed (exit $?)"
+  [[ -s $server/results.sqlite ]] || fail "helix_assimilate wrote no $server/results.sqlite"
+  log "restart: valid, equivalent to the standalone run, assimilated (packaging/server/bin scripts)"
 }
 
 # ---------------------------------------------------------------- crash

@@ -20,13 +20,20 @@ Checks:
   * every template parses; input templates number their files 0..n-1 and refer
     to each once; the open names, in order, are those the kind's work generator
     stages (spec.inputs / spec.outputs in kernels/<kind>/*_workunit.cpp), and
-    the app's job resolves each of them (runtime.resolve("name")).
+    the app's job resolves each of them (runtime.resolve("name"));
+  * bin/ holds the three scripts script_validator and script_assimilator run,
+    executable; installed in a project's bin/ beside this build's
+    helix-validate and helix-assimilate, helix_assimilate called as
+    script_assimilator calls it for a failed WU records the error in the
+    project's results.sqlite (the tests/e2e restart scenario runs all three
+    on a real result).
 Exit 0 pass, 1 fail (one line per problem), 77 skip (no built app).
 """
 import glob
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -190,6 +197,40 @@ def check_templates(source, templates):
             fail(f"{out_path}: open names {names}, the app writes {outputs}")
 
 
+SERVER_SCRIPTS = ["helix_validate_init", "helix_validate_compare", "helix_assimilate"]
+
+
+# A project directory as a server has it: bin/ with the scripts and the tools.
+def check_server_scripts(scripts, build, work):
+    for name in SERVER_SCRIPTS:
+        if not os.access(os.path.join(scripts, name), os.X_OK):
+            fail(f"{scripts}/{name} is missing or not executable")
+            return
+    project = os.path.join(work, "project")
+    os.makedirs(os.path.join(project, "bin"))
+    os.makedirs(os.path.join(project, "helix_inputs"))
+    for name in SERVER_SCRIPTS:
+        shutil.copy(os.path.join(scripts, name), os.path.join(project, "bin", name))
+    os.symlink(os.path.join(build, "validator", "helix-validate"), os.path.join(project, "bin", "helix-validate"))
+    os.symlink(os.path.join(build, "assimilator", "helix-assimilate"), os.path.join(project, "bin", "helix-assimilate"))
+    # As the daemons run them: from a sibling of bin/, as ../bin/NAME.
+    cwd = os.path.join(project, "cgi-bin")
+    os.makedirs(cwd)
+    run = subprocess.run(["../bin/helix_assimilate", "--error", "32", "wu_name_7", "7", "0"], cwd=cwd,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"bin/helix_assimilate --error: exit {run.returncode}: {run.stderr.strip()}")
+    else:
+        database = os.path.join(project, "results.sqlite")
+        try:
+            with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+                rows = db.execute("SELECT wu_id, error_mask FROM errors").fetchall()
+        except sqlite3.Error as error:
+            rows = f"nothing ({error})"
+        if rows != [(7, 32)]:
+            fail(f"bin/helix_assimilate --error 32 ... 7 0: the project's errors table holds {rows}")
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
@@ -224,6 +265,7 @@ def main():
     if gpu:
         check_plan_class(os.path.join(out, "plan_class_spec.xml"), gpu[0].split("__")[1])
     check_templates(source, os.path.join(out, "templates"))
+    check_server_scripts(os.path.join(out, "bin"), build, work)
     for problem in problems:
         print(f"FAIL: {problem}")
     if not problems:
