@@ -22,7 +22,8 @@ set -euo pipefail
 
 die() { echo "host_cpu_load: $*" >&2; exit 1; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-kinds=(mrf glcm swsearch hmmsearch)
+# HOST_LOAD_KINDS="swsearch ..." measures only those kinds.
+read -r -a kinds <<<"${HOST_LOAD_KINDS:-mrf glcm swsearch hmmsearch}"
 
 make_work_units() {
   local helix_wu=$1 out=$2 db=${3:-/usr/share/doc/mmseqs2/example-data/DB.fasta.gz}

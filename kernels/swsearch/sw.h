@@ -96,6 +96,12 @@ struct Alignment {
 };
 Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
                    const ScoreMatrix& matrix, const GapPenalties& gaps);
+// The same from an end found beforehand (an engine's ends()): the score is
+// what the recurrences give at that cell, so a caller compares it with the
+// end's to catch a wrong end. Throws std::invalid_argument for a cell outside
+// the sequences.
+Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                   const ScoreMatrix& matrix, const GapPenalties& gaps, const LocalScore& end);
 
 // The score of the alignment that `cigar` describes from (query_begin,
 // target_begin). Throws InputError when the CIGAR is malformed or runs off

@@ -1,12 +1,13 @@
 // sw_engine.h: the fast paths of the swsearch kind. An engine holds a set of
 // target (database) sequences and scores a query against all of them: the
-// best local alignment score of each pair, exactly sw_score(...).score. Where
-// a score ends and how it aligns is the reference's job, for the few pairs a
-// report shows.
+// best local alignment score of each pair, exactly sw_score(...).score. For
+// the few pairs a report shows it also says where each score ends, exactly as
+// sw_score() does; how they align is the reference's job (sw_align()).
 //
 // Contents:
 //   TargetSet, make_target_set()   concatenated, encoded targets (sorted by length when the chunk is)
-//   SwEngine                        load targets, score a query against them
+//   HitPair                         a reported hit whose end is wanted
+//   SwEngine                        load targets, score a query against them, find reported hits' ends
 //   make_cpu_engine(), make_gpu_engine(), sw_gpu_device_count()
 #pragma once
 #include <cstdint>
@@ -28,6 +29,15 @@ struct TargetSet {
 };
 TargetSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets);
 
+// queries[query] (of the list given with it) against the target residues
+// [target, target + target_length): the caller's (a chunk's), not copied,
+// valid during the call.
+struct HitPair {
+  std::size_t query = 0;
+  const std::uint8_t* target = nullptr;
+  std::size_t target_length = 0;
+};
+
 class SwEngine {
  public:
   virtual ~SwEngine() = default;
@@ -36,6 +46,13 @@ class SwEngine {
   // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
   virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                            const GapPenalties& gaps) = 0;
+  // ends[p] = sw_score(queries[pairs[p].query], pairs[p].target, matrix, gaps):
+  // the score and the first cell (target position outer) that reaches it.
+  // This base version runs the reference on the calling thread; the GPU
+  // engine runs it on the device so that the host stays idle.
+  virtual std::vector<LocalScore> ends(const std::vector<std::vector<std::uint8_t>>& queries,
+                                       const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
+                                       const GapPenalties& gaps);
 };
 
 // The reference's recurrences, plain and single-threaded (for tests and as

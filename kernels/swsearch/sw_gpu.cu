@@ -18,6 +18,10 @@
 // base_w + 32 k + l), and the scratch row the same way, so a warp's loads
 // are coalesced. The query profile (score of each residue code against each
 // query row, strip by strip) is read through the read-only cache.
+//
+// Reported hits' ends (ends(): a few pairs per query, once per WU) run the
+// reference's recurrences as they are, one thread per pair (end_kernel), so
+// that the host does not.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -282,6 +286,59 @@ __global__ void __launch_bounds__(kThreadsPerBlock) long_kernel(KernelArguments 
   if (lane == 0) a.scores[target] = best;
 }
 
+// ------------------------------------------------------------ reported hits' ends
+//
+// One thread per (query, target) pair, in the reference's order: target
+// position j outer, query row i inner, 32-bit cells, and the best cell kept
+// only when strictly better, so the end is the first cell (j, then i) that
+// reaches the best score, as sw_score() has it. The column of (H, E) lives in
+// scratch, interleaved by pair (row i of pair p at i * pair_count + p), so
+// that a warp's lanes, on the same row, load neighbouring words.
+struct EndArguments {
+  const std::uint8_t* queries;         // back to back
+  const std::uint64_t* query_offsets;  // query q is queries[query_offsets[q] .. query_offsets[q + 1])
+  const std::uint8_t* targets;         // one per pair, back to back
+  const std::uint64_t* target_offsets;
+  const std::uint32_t* pair_query;
+  std::uint32_t pair_count;
+  const std::int8_t* matrix;  // score[target code][query code]
+  int gap_open, gap_extend;
+  int2* scratch;              // (H, E) of the previous column
+  int3* ends;                 // (score, query end, target end), 0-based; -1 when the score is 0
+};
+
+__global__ void __launch_bounds__(kThreadsPerBlock) end_kernel(EndArguments a) {
+  __shared__ int matrix[kAlphabetSize * kAlphabetSize];
+  for (int k = threadIdx.x; k < kAlphabetSize * kAlphabetSize; k += blockDim.x) matrix[k] = a.matrix[k];
+  __syncthreads();
+  const std::uint32_t pair = blockIdx.x * kThreadsPerBlock + threadIdx.x;
+  if (pair >= a.pair_count) return;
+  const std::uint32_t q = a.pair_query[pair];
+  const std::uint8_t* query = a.queries + a.query_offsets[q];
+  const int rows = static_cast<int>(a.query_offsets[q + 1] - a.query_offsets[q]);
+  const std::uint8_t* target = a.targets + a.target_offsets[pair];
+  const int columns = static_cast<int>(a.target_offsets[pair + 1] - a.target_offsets[pair]);
+  int2* column = a.scratch + pair;
+  const std::size_t stride = a.pair_count;
+  for (int i = 0; i < rows; ++i) column[i * stride] = make_int2(0, kNegativeInfinity);
+  int best = 0, best_row = -1, best_column = -1;
+  for (int j = 0; j < columns; ++j) {
+    const int* scores = matrix + target[j] * kAlphabetSize;
+    int f = kNegativeInfinity, h_above = 0, diagonal = 0;  // row 0: H = 0
+    for (int i = 0; i < rows; ++i) {
+      const int2 left = column[i * stride];  // H and E of row i + 1 at column j - 1
+      const int e = max(left.x - a.gap_open, left.y - a.gap_extend);
+      f = max(h_above - a.gap_open, f - a.gap_extend);
+      const int h = max(max(0, diagonal + scores[query[i]]), max(e, f));
+      diagonal = left.x;
+      column[i * stride] = make_int2(h, e);
+      h_above = h;
+      if (h > best) best = h, best_row = i, best_column = j;
+    }
+  }
+  a.ends[pair] = make_int3(best, best_row, best_column);
+}
+
 class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
@@ -367,6 +424,27 @@ class GpuEngine final : public SwEngine {
     return result;
   }
 
+  std::vector<LocalScore> ends(const std::vector<std::vector<std::uint8_t>>& queries,
+                               const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
+                               const GapPenalties& gaps) override {
+    std::vector<LocalScore> out;
+    out.reserve(pairs.size());
+    if (pairs.empty()) return out;
+    check_gaps(gaps);
+    upload_queries_and_matrix(queries, matrix);
+    std::size_t longest_query = 1;
+    for (const auto& query : queries) longest_query = std::max(longest_query, query.size());
+    // Batches whose scratch stays within kEndScratchBytes (a long query's
+    // column is long: titin's is 280 kB).
+    const std::size_t batch = std::max<std::size_t>(1, kEndScratchBytes / (sizeof(int2) * longest_query));
+    for (std::size_t first = 0; first < pairs.size(); first += batch) {
+      const std::size_t count = std::min(batch, pairs.size() - first);
+      for (const int3& end : ends_of_batch(pairs, first, count, longest_query, gaps))
+        out.push_back(end.x == 0 ? LocalScore{} : LocalScore{end.x, end.y, end.z});
+    }
+    return out;
+  }
+
  private:
   // The query's score against every residue code (and padding), strip by
   // strip, each row widened to `Score`.
@@ -442,6 +520,50 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaStreamSynchronize(stream_), "rescoring on the GPU");
   }
 
+  static constexpr std::size_t kEndScratchBytes = std::size_t{128} << 20;
+
+  void upload_queries_and_matrix(const std::vector<std::vector<std::uint8_t>>& queries, const ScoreMatrix& matrix) {
+    std::vector<std::uint8_t> residues;
+    std::vector<std::uint64_t> offsets{0};
+    for (const auto& query : queries) {
+      residues.insert(residues.end(), query.begin(), query.end());
+      offsets.push_back(residues.size());
+    }
+    end_queries_.upload(residues.data(), residues.size(), "copying the queries to the GPU");
+    end_query_offsets_.upload(offsets.data(), offsets.size(), "copying the queries to the GPU");
+    std::vector<std::int8_t> scores;
+    for (const auto& row : matrix.score) scores.insert(scores.end(), row.begin(), row.end());
+    end_matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
+  }
+
+  std::vector<int3> ends_of_batch(const std::vector<HitPair>& pairs, std::size_t first, std::size_t count,
+                                  std::size_t longest_query, const GapPenalties& gaps) {
+    std::vector<std::uint8_t> residues;
+    std::vector<std::uint64_t> offsets{0};
+    std::vector<std::uint32_t> pair_query;
+    for (std::size_t p = first; p < first + count; ++p) {
+      residues.insert(residues.end(), pairs[p].target, pairs[p].target + pairs[p].target_length);
+      offsets.push_back(residues.size());
+      pair_query.push_back(static_cast<std::uint32_t>(pairs[p].query));
+    }
+    end_targets_.upload(residues.data(), residues.size(), "copying the hits' targets to the GPU");
+    end_target_offsets_.upload(offsets.data(), offsets.size(), "copying the hits' targets to the GPU");
+    end_pair_query_.upload(pair_query.data(), pair_query.size(), "copying the hits' queries to the GPU");
+    end_scratch_.allocate(count * longest_query, "allocating the hits' DP columns on the GPU");
+    end_results_.allocate(count, "allocating the hits' ends on the GPU");
+    const EndArguments args{end_queries_.data, end_query_offsets_.data, end_targets_.data, end_target_offsets_.data,
+                            end_pair_query_.data, static_cast<std::uint32_t>(count), end_matrix_.data, gaps.open,
+                            gaps.extend, end_scratch_.data, end_results_.data};
+    end_kernel<<<static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock, 0,
+                 stream_>>>(args);
+    check_cuda(cudaGetLastError(), "launching the hits' end kernel");
+    check_cuda(cudaStreamSynchronize(stream_), "finding the hits' ends on the GPU");
+    std::vector<int3> ends(count);
+    check_cuda(cudaMemcpy(ends.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
+               "copying the hits' ends back");
+    return ends;
+  }
+
   std::string name_;
   cudaStream_t stream_ = nullptr;
   cudaStream_t long_stream_ = nullptr;  // the long targets' kernel, beside the pairs'
@@ -458,6 +580,13 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<char4> profile8_;
   DeviceBuffer<std::uint32_t> profile16_;
   DeviceBuffer<std::uint32_t> flagged_, flagged_count_;
+  // ends()
+  DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
+  DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
+  DeviceBuffer<std::uint32_t> end_pair_query_;
+  DeviceBuffer<std::int8_t> end_matrix_;
+  DeviceBuffer<int2> end_scratch_;
+  DeviceBuffer<int3> end_results_;
 };
 
 }  // namespace

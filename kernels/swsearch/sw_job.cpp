@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -102,29 +103,69 @@ TargetSet block_targets(const DatabaseChunk& chunk, std::uint32_t first, std::ui
   return set;
 }
 
-// The reported hits of one query: ends from the reference, alignments for the first few.
-QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& candidates, const DatabaseChunk& chunk,
-                       const SwParams& params, const ScoreMatrix& matrix, const KarlinAltschul& ka) {
+// Where every reported hit ends, all queries at once (the engine's ends():
+// on the GPU engine one launch for the WU). A scan score the end search does
+// not reproduce is the engine's fault: a temporary exit, never a result.
+std::vector<std::vector<LocalScore>> reported_ends(const std::vector<FastaRecord>& queries, const ScanState& state,
+                                                   const DatabaseChunk& chunk, const SwParams& params,
+                                                   const ScoreMatrix& matrix, SwEngine& engine) {
+  std::vector<std::vector<std::uint8_t>> query_residues;
+  std::vector<HitPair> pairs;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    query_residues.push_back(queries[q].residues);
+    for (const Candidate& c : state.candidates[q])
+      pairs.push_back({q, chunk.targets.begin(c.index), chunk.targets.length(c.index)});
+  }
+  const std::vector<LocalScore> ends = engine.ends(query_residues, pairs, matrix, params.gaps);
+  if (ends.size() != pairs.size()) throw GpuError("the engine found " + std::to_string(ends.size()) + " ends for " + std::to_string(pairs.size()) + " hits");
+  std::vector<std::vector<LocalScore>> per_query(queries.size());
+  std::size_t k = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const Candidate& c : state.candidates[q]) {
+      const LocalScore& end = ends[k++];
+      if (end.score != c.score)
+        throw GpuError("scan score " + std::to_string(c.score) + " differs from the end search's " + std::to_string(end.score));
+      per_query[q].push_back(end);
+    }
+  return per_query;
+}
+
+// The reference's traceback from an engine's end; an end whose cell does not
+// hold the score is the engine's fault.
+Alignment aligned_from(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                       const ScoreMatrix& matrix, const GapPenalties& gaps, const LocalScore& end) {
+  Alignment a;
+  try {
+    a = sw_align(query, target, matrix, gaps, end);
+  } catch (const std::invalid_argument& error) {
+    throw GpuError(std::string("hit end: ") + error.what());
+  }
+  if (a.score != end.score)
+    throw GpuError("hit end (" + std::to_string(end.query_end) + ", " + std::to_string(end.target_end) + ") holds " +
+                   std::to_string(a.score) + ", not the score " + std::to_string(end.score));
+  return a;
+}
+
+// The reported hits of one query: their ends, and alignments (the
+// reference's traceback from those ends) for the first few.
+QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& candidates,
+                       const std::vector<LocalScore>& ends, const DatabaseChunk& chunk, const SwParams& params,
+                       const ScoreMatrix& matrix, const KarlinAltschul& ka) {
   QueryHits report{query.id, static_cast<int>(query.residues.size()), {}};
   for (std::size_t rank = 0; rank < candidates.size(); ++rank) {
     const Candidate& c = candidates[rank];
-    const std::vector<std::uint8_t> target = target_residues(chunk, c.index);
+    const LocalScore& end = ends[rank];
     Hit hit;
     hit.target_id = chunk.ids[c.index];
     hit.target_ordinal = c.ordinal;
     hit.score = c.score;
     hit.bits = bit_score(ka, c.score);
     hit.evalue = evalue(ka, c.score, query.residues.size(), params.database_residues);
+    hit.query_end = end.query_end + 1, hit.target_end = end.target_end + 1;
     if (static_cast<int>(rank) < params.alignments) {
-      const Alignment a = sw_align(query.residues, target, matrix, params.gaps);
-      if (a.score != c.score) throw GpuError("engine score " + std::to_string(c.score) + " differs from the reference's " + std::to_string(a.score));
+      const Alignment a = aligned_from(query.residues, target_residues(chunk, c.index), matrix, params.gaps, end);
       hit.query_start = a.query_begin + 1, hit.target_start = a.target_begin + 1;
-      hit.query_end = a.query_end + 1, hit.target_end = a.target_end + 1;
       hit.identities = a.identities, hit.length = a.length, hit.cigar = a.cigar;
-    } else {
-      const LocalScore s = sw_score(query.residues, target, matrix, params.gaps);
-      if (s.score != c.score) throw GpuError("engine score " + std::to_string(c.score) + " differs from the reference's " + std::to_string(s.score));
-      hit.query_end = s.query_end + 1, hit.target_end = s.target_end + 1;
     }
     report.hits.push_back(std::move(hit));
   }
@@ -267,8 +308,9 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     if (stop) throw StopRequested();
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description()};
+  const auto ends = reported_ends(queries, state, chunk, params, matrix, engine);
   for (std::size_t q = 0; q < queries.size(); ++q)
-    result.queries.push_back(report_query(queries[q], state.candidates[q], chunk, params, matrix, ka));
+    result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], chunk, params, matrix, ka));
   runtime.report_progress(1.0);
   return result;
 }

@@ -6,6 +6,8 @@
 //   H(i,j) = max(0, H(i-1,j-1) + s(q_i, t_j), E(i,j), F(i,j))
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "core/errors.h"
 #include "sw.h"
@@ -85,16 +87,26 @@ LocalScore sw_score(const std::vector<std::uint8_t>& query, const std::vector<st
 
 Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
                    const ScoreMatrix& matrix, const GapPenalties& gaps) {
-  const LocalScore end = sw_score(query, target, matrix, gaps);
+  return sw_align(query, target, matrix, gaps, sw_score(query, target, matrix, gaps));
+}
+
+Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                   const ScoreMatrix& matrix, const GapPenalties& gaps, const LocalScore& end) {
   Alignment alignment;
-  alignment.score = end.score;
   if (end.score == 0) return alignment;
+  if (end.query_end < 0 || end.query_end >= static_cast<int>(query.size()) || end.target_end < 0 ||
+      end.target_end >= static_cast<int>(target.size()))
+    throw std::invalid_argument("sw_align: end (" + std::to_string(end.query_end) + ", " +
+                                std::to_string(end.target_end) + ") lies outside the sequences");
   // Only cells up to the end matter for its traceback.
   const int rows = end.query_end + 1, columns = end.target_end + 1;
   std::vector<std::uint8_t> sources(static_cast<std::size_t>(rows + 1) * (columns + 1), kHFromZero);
   auto at = [&](int i, int j) { return static_cast<std::size_t>(i) * (columns + 1) + j; };
-  run_dp(query, target, rows, columns, matrix, gaps,
-         [&](int i, int j, int, std::uint8_t bits) { sources[at(i, j)] = bits; });
+  run_dp(query, target, rows, columns, matrix, gaps, [&](int i, int j, int h, std::uint8_t bits) {
+    sources[at(i, j)] = bits;
+    if (i == rows && j == columns) alignment.score = h;
+  });
+  if (alignment.score == 0) return alignment;  // a wrong end: nothing to trace; the caller sees the score
   // Walk back from the end; state H, E (in a D run) or F (in an I run).
   std::string reversed_ops;
   int i = rows, j = columns;
@@ -200,5 +212,17 @@ class ReferenceEngine final : public SwEngine {
 }  // namespace
 
 std::unique_ptr<SwEngine> make_reference_engine() { return std::make_unique<ReferenceEngine>(); }
+
+std::vector<LocalScore> SwEngine::ends(const std::vector<std::vector<std::uint8_t>>& queries,
+                                       const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
+                                       const GapPenalties& gaps) {
+  std::vector<LocalScore> out;
+  out.reserve(pairs.size());
+  for (const HitPair& pair : pairs) {
+    const std::vector<std::uint8_t> target(pair.target, pair.target + pair.target_length);
+    out.push_back(sw_score(queries.at(pair.query), target, matrix, gaps));
+  }
+  return out;
+}
 
 }  // namespace helix::sw

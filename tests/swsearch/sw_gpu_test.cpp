@@ -97,5 +97,58 @@ TEST_F(SwGpu, LongTargetsTakeAWarpEach) {
   expect_reference_scores(queries, targets, read_ncbi_matrix(kMatrixDir + "BLOSUM62"), {11, 1});
 }
 
+// ends() on the GPU equals sw_score(): the score and the first cell (target
+// position outer) that reaches it. Ties are the point: repeats give the best
+// score in several cells.
+void expect_reference_ends(const std::vector<std::vector<std::uint8_t>>& queries,
+                           const std::vector<std::vector<std::uint8_t>>& targets, const ScoreMatrix& matrix,
+                           const GapPenalties& gaps) {
+  std::vector<HitPair> pairs;
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const auto& target : targets) pairs.push_back({q, target.data(), target.size()});
+  const std::vector<LocalScore> got = make_gpu_engine(0)->ends(queries, pairs, matrix, gaps);
+  ASSERT_EQ(got.size(), pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const std::vector<std::uint8_t> target(pairs[p].target, pairs[p].target + pairs[p].target_length);
+    const LocalScore expected = sw_score(queries[pairs[p].query], target, matrix, gaps);
+    ASSERT_EQ(got[p], expected) << matrix.name << " pair " << p << ": query " << pairs[p].query << " (length "
+                                << queries[pairs[p].query].size() << "), target length " << target.size()
+                                << "; got " << got[p].score << " at (" << got[p].query_end << ", "
+                                << got[p].target_end << "), reference " << expected.score << " at ("
+                                << expected.query_end << ", " << expected.target_end << ")";
+  }
+}
+
+std::vector<std::uint8_t> repeat(const std::string& letters, int times) {
+  std::string text;
+  for (int k = 0; k < times; ++k) text += letters;
+  return encode_protein(text, "repeat");
+}
+
+TEST_F(SwGpu, EndsOfReportedHitsAreTheReferences) {
+  std::uint32_t state = 29;
+  std::vector<std::vector<std::uint8_t>> targets = {{}, repeat("W", 1), repeat("WK", 9), repeat("AAAC", 20),
+                                                    repeat("P", 50)};
+  for (int t = 0; t < 60; ++t) targets.push_back(random_protein(state, 1 + (t * 53) % 700));
+  // Repeats against repeats tie in many cells; an empty query and a query
+  // scoring 0 everywhere (P against W) end nowhere.
+  std::vector<std::vector<std::uint8_t>> queries = {{}, repeat("W", 3), repeat("WK", 2), repeat("AAAC", 7),
+                                                    random_protein(state, 1), random_protein(state, 250)};
+  queries.push_back(targets[7]);  // a hit equal to its query
+  const std::pair<const char*, GapPenalties> settings[] = {{"BLOSUM62", {11, 1}}, {"BLOSUM45", {15, 2}}, {"PAM30", {10, 1}}};
+  for (const auto& [name, gaps] : settings) expect_reference_ends(queries, targets, read_ncbi_matrix(kMatrixDir + name), gaps);
+}
+
+TEST_F(SwGpu, EndsOfALongQueryComeInBatches) {
+  // A 20,000-residue query's DP column is 160 kB: 900 pairs need two batches
+  // of the engine's 128 MiB scratch.
+  std::uint32_t state = 31;
+  const std::vector<std::vector<std::uint8_t>> queries = {random_protein(state, 20000)};
+  std::vector<std::vector<std::uint8_t>> targets;
+  for (int t = 0; t < 900; ++t) targets.push_back(random_protein(state, 20 + t % 40));
+  targets[899] = std::vector<std::uint8_t>(queries[0].begin() + 19950, queries[0].end());  // the last batch's end
+  expect_reference_ends(queries, targets, read_ncbi_matrix(kMatrixDir + "BLOSUM62"), {11, 1});
+}
+
 }  // namespace
 }  // namespace helix::sw

@@ -120,6 +120,24 @@ TEST_F(SwReference, AlignmentsTraceBackAndRescore) {
   EXPECT_THROW(score_of_cigar(p("WW"), p("WW"), 0, 0, "M", blosum62_, gaps), InputError);
 }
 
+// sw_align from an end found elsewhere (an engine's): the score is the
+// recurrences' value in that cell, so a wrong end shows; a cell outside the
+// sequences is refused.
+TEST_F(SwReference, AlignmentsFromAGivenEnd) {
+  const GapPenalties gaps{10, 1};
+  const LocalScore end = sw_score(p("WWWWW"), p("WWPPWWW"), blosum62_, gaps);
+  EXPECT_EQ(end, (LocalScore{44, 4, 6}));
+  const Alignment a = sw_align(p("WWWWW"), p("WWPPWWW"), blosum62_, gaps, end);
+  EXPECT_EQ(a.score, 44);
+  EXPECT_EQ(a.cigar, "2M2D3M");
+  // The cell (4, 5) holds 33 (W-W after two Ws and a gap of 2, then WW): not 44.
+  const Alignment wrong = sw_align(p("WWWWW"), p("WWPPWWW"), blosum62_, gaps, LocalScore{44, 4, 5});
+  EXPECT_NE(wrong.score, 44);
+  EXPECT_EQ(sw_align(p("W"), p("P"), blosum62_, gaps, LocalScore{}).score, 0);
+  EXPECT_THROW(sw_align(p("WW"), p("WW"), blosum62_, gaps, LocalScore{22, 2, 1}), std::invalid_argument);
+  EXPECT_THROW(sw_align(p("WW"), p("WW"), blosum62_, gaps, LocalScore{22, 1, -1}), std::invalid_argument);
+}
+
 TEST_F(SwReference, RandomPairsRescoreFromTheirCigar) {
   std::uint32_t state = 99;
   auto random_protein = [&](int length) {
