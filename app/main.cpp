@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include <unistd.h>
 
@@ -42,9 +43,9 @@ std::optional<helix::DiskReserve> g_disk_reserve;
 
 // Gives the reserved pages back, then writes the line: the first thing every
 // exit path does, so that a full disk still has room for what follows.
-void last_words(const char* format, const char* what) {
+void last_words(const std::string& line) {
   if (g_disk_reserve) g_disk_reserve->release();
-  std::fprintf(stderr, format, what);
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // Asks the client to run the task again after delay_s. boinc_temporary_exit()
@@ -127,19 +128,19 @@ int main(int argc, char** argv) {
   try {
     run_work_unit(options);
   } catch (const helix::InputError& error) {
-    last_words("helix: error: %s\n", error.what());
+    last_words(std::string("helix: error: ") + error.what());
     finish(kExitBadInput);
   } catch (const helix::GpuError& error) {
-    last_words("helix: GPU fault, will retry later: %s\n", error.what());
+    last_words(std::string("helix: GPU fault, will retry later: ") + error.what());
     exit_temporarily(kGpuRetryDelaySeconds, error.what());
   } catch (const helix::StorageFull& error) {
-    last_words("helix: disk full, will retry later: %s\n", error.what());
+    last_words(std::string("helix: disk full, will retry later: ") + error.what());
     exit_temporarily(kDiskFullRetryDelaySeconds, "disk full");
   } catch (const helix::StopRequested&) {
-    last_words("helix: quitting at the client's request; %s\n", "state checkpointed");
+    last_words("helix: quitting at the client's request; state checkpointed");
     exit_temporarily(0, "quit requested");
   } catch (const std::exception& error) {
-    last_words("helix: error: %s\n", error.what());
+    last_words(std::string("helix: error: ") + error.what());
     finish(kExitBadInput);
   }
   finish(0);

@@ -440,7 +440,7 @@ class GpuEngine final : public SwEngine {
     for (std::size_t first = 0; first < pairs.size(); first += batch) {
       const std::size_t count = std::min(batch, pairs.size() - first);
       for (const int3& end : ends_of_batch(pairs, first, count, longest_query, gaps))
-        out.push_back(end.x == 0 ? LocalScore{} : LocalScore{end.x, end.y, end.z});
+        out.push_back(LocalScore{end.x, end.y, end.z});
     }
     return out;
   }
