@@ -22,28 +22,40 @@ set -euo pipefail
 
 die() { echo "host_cpu_load: $*" >&2; exit 1; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# HOST_LOAD_KINDS="swsearch ..." measures only those kinds.
+# HOST_LOAD_KINDS="swsearch ..." makes and measures only those kinds;
+# HOST_LOAD_RESIDUES (default 10000000) sizes the swsearch and hmmsearch chunk.
 read -r -a kinds <<<"${HOST_LOAD_KINDS:-mrf glcm swsearch hmmsearch}"
+chunk_residues=${HOST_LOAD_RESIDUES:-10000000}
+wanted() { [[ " ${kinds[*]} " == *" $1 "* ]]; }
 
 make_work_units() {
   local helix_wu=$1 out=$2 db=${3:-/usr/share/doc/mmseqs2/example-data/DB.fasta.gz}
   local tutorial=/usr/share/doc/hmmer/examples/tutorial
-  rm -rf "$out" && mkdir -p "$out"/{input,mrf,glcm,swsearch,hmmsearch}
-  "$helix_wu" mrf phantom --out "$out/input/phantom" --size 384 384 128 --seed 7 >/dev/null
-  "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" >/dev/null
-  /usr/bin/python3 "$here/scripts/make_plates.py" "$out/input/plates" 512 240 >/dev/null
-  "$helix_wu" glcm make --image-dir "$out/input/plates" --detect-well --levels 64,32,16 --distances 1-25 \
-    --max-cost-per-wu 1e15 --name load_glcm --out "$out/glcm" >/dev/null
-  # The first 10 M residues of DB as the chunk; 32 of its proteins, every 500th, as queries.
-  zcat -f "$db" | awk '/^>/ { keep = residues < 10000000 } keep { print; if (!/^>/) residues += length($0) }' \
+  rm -rf "$out" && mkdir -p "$out/input"
+  for kind in "${kinds[@]}"; do mkdir -p "$out/$kind"; done
+  if wanted mrf; then
+    "$helix_wu" mrf phantom --out "$out/input/phantom" --size 384 384 128 --seed 7 >/dev/null
+    "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" >/dev/null
+  fi
+  if wanted glcm; then
+    /usr/bin/python3 "$here/scripts/make_plates.py" "$out/input/plates" 512 240 >/dev/null
+    "$helix_wu" glcm make --image-dir "$out/input/plates" --detect-well --levels 64,32,16 --distances 1-25 \
+      --max-cost-per-wu 1e15 --name load_glcm --out "$out/glcm" >/dev/null
+  fi
+  # The first chunk_residues of DB as the chunk; 32 of its proteins, every 500th, as queries.
+  zcat -f "$db" | awk -v limit="$chunk_residues" '/^>/ { keep = residues < limit } keep { print; if (!/^>/) residues += length($0) }' \
     >"$out/input/chunk.fasta"
   awk '/^>/ { n++; keep = (n % 500 == 1 && kept < 32); kept += keep } keep' "$out/input/chunk.fasta" \
     >"$out/input/queries.fasta"
-  "$helix_wu" swsearch make --db "$out/input/chunk.fasta" --queries "$out/input/queries.fasta" \
-    --chunk-residues 20000000 --queries-per-wu 32 --name load_sw --out "$out/swsearch" >/dev/null
-  cat "$tutorial/globins4.hmm" "$tutorial/Pkinase.hmm" "$tutorial/fn3.hmm" >"$out/input/profiles.hmm"
-  "$helix_wu" hmmsearch make --name load_hmm --profiles "$out/input/profiles.hmm" \
-    --database "$out/input/chunk.fasta" --chunk-residues 20000000 --out "$out/hmmsearch" >/dev/null
+  if wanted swsearch; then
+    "$helix_wu" swsearch make --db "$out/input/chunk.fasta" --queries "$out/input/queries.fasta" \
+      --chunk-residues $((2 * chunk_residues)) --queries-per-wu 32 --name load_sw --out "$out/swsearch" >/dev/null
+  fi
+  if wanted hmmsearch; then
+    cat "$tutorial/globins4.hmm" "$tutorial/Pkinase.hmm" "$tutorial/fn3.hmm" >"$out/input/profiles.hmm"
+    "$helix_wu" hmmsearch make --name load_hmm --profiles "$out/input/profiles.hmm" \
+      --database "$out/input/chunk.fasta" --chunk-residues $((2 * chunk_residues)) --out "$out/hmmsearch" >/dev/null
+  fi
   rm -rf "$out/input"
   du -sh "$out"/* | sed 's/^/host_cpu_load: /'
 }
