@@ -132,6 +132,14 @@ class SweepEngine {
   // How many sweeps the solver should ask for between checkpoint checks.
   virtual int sweeps_per_batch() const { return 1; }
   virtual std::vector<std::uint8_t> labels() = 0;
+  // What the solver reports of the current labels: class_statistics() and
+  // labelling_energy() with the classes of `model`. `volume` is the loaded
+  // one. These base versions compute on the host from labels(); the CUDA
+  // engine keeps its class sums on the device and reduces the energy there,
+  // so that the host does not walk every voxel twice more at the end.
+  virtual ClassSums class_sums(const Volume& volume);
+  virtual std::int64_t labelling_energy(const Volume& volume, const ClassModel& model,
+                                        const SweepConstants& constants);
 
  protected:
   std::size_t voxel_count_ = 0;  // set by load()

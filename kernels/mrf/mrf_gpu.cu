@@ -260,6 +260,32 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
   accumulate_block(mine, totals, scratch);
 }
 
+// The labelling's total energy (total_energy(): every voxel's class term and
+// every neighbouring pair once, through its right, lower and next-slice
+// neighbour), one thread per (x, y) column of the volume.
+__global__ void __launch_bounds__(kBlockThreads)
+    energy_kernel(VolumeView v, ClassTerms terms, SweepConstants constants, unsigned long long* total) {
+  __shared__ unsigned long long scratch[kBlockThreads / 32];
+  const int x = blockIdx.x * kBlockX + threadIdx.x;
+  const int y = blockIdx.y * kBlockY + threadIdx.y;
+  long long energy = 0;
+  if (x < v.nx && y < v.ny) {
+    const unsigned slice = static_cast<unsigned>(v.ny) * v.pitch;
+    for (int z = 0; z < v.nz; ++z) {
+      const unsigned index = (static_cast<unsigned>(z) * v.ny + y) * v.pitch + x;
+      const int label = v.labels[index];
+      energy += class_term_of(terms, label, v.intensity[index]);
+      auto pair = [&](unsigned neighbour) {
+        return v.labels[neighbour] == label ? -constants.beta_in_fixed : -constants.beta_out_fixed;
+      };
+      if (x + 1 < v.nx) energy += pair(index + 1);
+      if (y + 1 < v.ny) energy += pair(index + v.pitch);
+      if (z + 1 < v.nz) energy += pair(index + slice);
+    }
+  }
+  block_accumulate(as_word(energy), total, scratch);
+}
+
 // After sweep `slot` of a batch: records it, moves the class sums by the
 // sweep's changes, re-estimates the classes (estimate_class() and
 // class_term_constants(), the host's own functions) and applies the solver's
@@ -293,6 +319,7 @@ class GpuSweepEngine : public SweepEngine {
     check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
     batch_.allocate(1, "allocating batch state on the GPU");
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
+    energy_.allocate(1, "allocating the energy total on the GPU");
   }
   ~GpuSweepEngine() override {
     if (batch_graph_) cudaGraphExecDestroy(batch_graph_);
@@ -347,6 +374,22 @@ class GpuSweepEngine : public SweepEngine {
   }
 
   int sweeps_per_batch() const override { return kMaxBatch; }
+
+  ClassSums class_sums(const Volume&) override { return sums_; }
+
+  std::int64_t labelling_energy(const Volume&, const ClassModel& model, const SweepConstants& constants) override {
+    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid((volume_->nx + kBlockX - 1) / kBlockX, (volume_->ny + kBlockY - 1) / kBlockY);
+    check_cuda(cudaMemsetAsync(energy_.data, 0, sizeof(unsigned long long), stream_), "clearing the energy");
+    energy_kernel<<<grid, block, 0, stream_>>>(view, class_terms(model), constants, energy_.data);
+    check_cuda(cudaGetLastError(), "launching the energy kernel");
+    unsigned long long total = 0;
+    check_cuda(cudaMemcpyAsync(&total, energy_.data, sizeof total, cudaMemcpyDeviceToHost, stream_),
+               "reading the energy");
+    check_cuda(cudaStreamSynchronize(stream_), "computing the energy on the GPU");
+    return static_cast<std::int64_t>(total);  // two's complement, as summed
+  }
 
   std::vector<std::uint8_t> labels() override {
     std::vector<std::uint8_t> host(volume_->size());
@@ -417,6 +460,7 @@ class GpuSweepEngine : public SweepEngine {
   DeviceBuffer<std::int16_t> intensity_;
   DeviceBuffer<std::uint8_t> labels_;
   DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
+  DeviceBuffer<unsigned long long> energy_;  // labelling_energy()'s total
   DeviceBuffer<DeviceBatchState> batch_;
   cudaGraphExec_t batch_graph_ = nullptr;  // one batch's launches, for the loaded volume
 };

@@ -215,6 +215,13 @@ SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labe
   return stats;
 }
 
+ClassSums SweepEngine::class_sums(const Volume& volume) { return class_statistics(volume, labels()); }
+
+std::int64_t SweepEngine::labelling_energy(const Volume& volume, const ClassModel& model,
+                                           const SweepConstants& constants) {
+  return mrf::labelling_energy(volume, labels(), model, constants);
+}
+
 // The batch rules, sweep by sweep (engines with a faster path override this).
 SweepBatch SweepEngine::run_sweeps(const ClassModel& model, const MrfParams& params, std::uint32_t first_sweep,
                                    int count) {

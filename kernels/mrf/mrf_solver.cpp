@@ -110,10 +110,10 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
   MrfResult result;
   result.labels = engine.labels();
   result.model = state.model;
-  result.sums = class_statistics(volume, result.labels);
+  result.sums = engine.class_sums(volume);
   result.trace = state.trace;
   result.converged = state.converged;
-  result.final_energy = labelling_energy(volume, result.labels, result.model, sweep_constants(params, state.sweeps_done));
+  result.final_energy = engine.labelling_energy(volume, result.model, sweep_constants(params, state.sweeps_done));
   return result;
 }
 

@@ -79,7 +79,44 @@ TEST_P(GpuMatchesCpu, WholeSolve) {
     EXPECT_EQ(a.trace[i].labels_changed, b.trace[i].labels_changed);
   }
   EXPECT_EQ(a.final_energy, b.final_energy);
+  EXPECT_EQ(a.sums.count, b.sums.count);
+  EXPECT_EQ(a.sums.sum, b.sums.sum);
+  EXPECT_EQ(a.sums.sum_sq, b.sums.sum_sq);
   EXPECT_EQ(a.converged, b.converged);
+}
+
+// The engine's end-of-run figures (class sums kept on the device, the energy
+// reduced there) equal the host's class_statistics() and labelling_energy()
+// for noisy labellings, before and after sweeps, under other clique weights.
+TEST_P(GpuMatchesCpu, ClassSumsAndEnergyOfTheLabels) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape = GetParam();
+  const Phantom phantom = small_phantom(shape.nx, shape.ny, shape.nz, shape.seed, 200.0);
+  const auto means = initial_class_means(phantom.volume);
+  auto gpu = make_gpu_engine(0);
+  gpu->load(phantom.volume, initial_labels(phantom.volume, means));
+  ClassModel model;
+  model.mean = means;
+  model.variance.fill(1800.0);
+  for (const double beta : {0.0, 1.0, 2.5}) {
+    MrfParams params;
+    params.seed = shape.seed;
+    params.beta_in = beta;
+    params.beta_out = -0.5 * beta;
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      const std::vector<std::uint8_t> labels = gpu->labels();
+      const ClassSums expected = class_statistics(phantom.volume, labels);
+      const ClassSums got = gpu->class_sums(phantom.volume);
+      EXPECT_EQ(got.count, expected.count) << "beta " << beta << ", sweep " << sweep;
+      EXPECT_EQ(got.sum, expected.sum) << "beta " << beta << ", sweep " << sweep;
+      EXPECT_EQ(got.sum_sq, expected.sum_sq) << "beta " << beta << ", sweep " << sweep;
+      const SweepConstants constants = sweep_constants(params, sweep);
+      EXPECT_EQ(gpu->labelling_energy(phantom.volume, model, constants),
+                labelling_energy(phantom.volume, labels, model, constants))
+          << "beta " << beta << ", sweep " << sweep;
+      gpu->sweep(model, constants);
+    }
+  }
 }
 
 // A batch of GPU sweeps that must stop inside the batch, at max_sweeps (5 of a
