@@ -60,21 +60,58 @@ int nearest_centre(double value, const std::array<double, kClassCount>& centres)
   return best;
 }
 
-}  // namespace
+// Voxels per intensity: histogram[v + kIntensityOffset] for intensity v.
+constexpr int kIntensityOffset = 32768;
+constexpr int kIntensityValues = 65536;
+
+std::vector<std::int64_t> intensity_histogram(const Volume& volume) {
+  std::vector<std::int64_t> histogram(kIntensityValues, 0);
+  for (std::int16_t v : volume.voxels) ++histogram[static_cast<std::size_t>(v + kIntensityOffset)];
+  return histogram;
+}
+
+// The nearest-centre label of every intensity value: the rule is a function of
+// the intensity alone, so it is evaluated once per value, not once per voxel.
+std::vector<std::uint8_t> label_table(const std::array<double, kClassCount>& means) {
+  std::vector<std::uint8_t> table(kIntensityValues);
+  for (int i = 0; i < kIntensityValues; ++i)
+    table[i] = static_cast<std::uint8_t>(nearest_centre(i - kIntensityOffset, means));
+  return table;
+}
+
+std::vector<std::uint8_t> labels_of(const Volume& volume, const std::vector<std::uint8_t>& table) {
+  std::vector<std::uint8_t> labels(volume.size());
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i] = table[static_cast<std::size_t>(volume.voxels[i] + kIntensityOffset)];
+  return labels;
+}
+
+// class_statistics() of a labelling given by a label table, from the
+// histogram: the same integer sums, grouped by intensity.
+ClassSums class_sums_of(const std::vector<std::int64_t>& histogram, const std::vector<std::uint8_t>& table) {
+  ClassSums sums;
+  for (int i = 0; i < kIntensityValues; ++i) {
+    if (!histogram[i]) continue;
+    const int k = table[i];
+    const std::int64_t v = i - kIntensityOffset;
+    sums.count[k] += histogram[i];
+    sums.sum[k] += histogram[i] * v;
+    sums.sum_sq[k] += histogram[i] * v * v;
+  }
+  return sums;
+}
 
 // k-means (Lloyd) with three centres over the intensity histogram, started at
 // the 1st and 99.5th percentiles and their midpoint (air and bone sit at the
 // ends of a CT histogram; soft tissue lies between them). Returned in label order: the lowest centre
 // is air, the highest bone, the middle one liver (CT: air < soft tissue < bone).
-std::array<double, kClassCount> initial_class_means(const Volume& volume) {
-  std::vector<std::int64_t> histogram(65536, 0);
-  for (std::int16_t v : volume.voxels) ++histogram[static_cast<std::size_t>(v + 32768)];
+std::array<double, kClassCount> class_means_of(const std::vector<std::int64_t>& histogram, std::size_t voxels) {
   auto percentile = [&](double fraction) {
-    const auto target = static_cast<std::int64_t>(fraction * static_cast<double>(volume.size()));
+    const auto target = static_cast<std::int64_t>(fraction * static_cast<double>(voxels));
     std::int64_t seen = 0;
-    for (int i = 0; i < 65536; ++i) {
+    for (int i = 0; i < kIntensityValues; ++i) {
       seen += histogram[i];
-      if (seen > target) return static_cast<double>(i - 32768);
+      if (seen > target) return static_cast<double>(i - kIntensityOffset);
     }
     return 32767.0;
   };
@@ -82,10 +119,10 @@ std::array<double, kClassCount> initial_class_means(const Volume& volume) {
   std::array<double, kClassCount> centres = {low, (low + high) / 2, high};
   for (int iteration = 0; iteration < 100; ++iteration) {
     std::array<double, kClassCount> sum{}, count{};
-    for (int i = 0; i < 65536; ++i) {
+    for (int i = 0; i < kIntensityValues; ++i) {
       if (!histogram[i]) continue;
-      const int k = nearest_centre(i - 32768, centres);
-      sum[k] += static_cast<double>(histogram[i]) * (i - 32768);
+      const int k = nearest_centre(i - kIntensityOffset, centres);
+      sum[k] += static_cast<double>(histogram[i]) * (i - kIntensityOffset);
       count[k] += static_cast<double>(histogram[i]);
     }
     std::array<double, kClassCount> next = centres;
@@ -98,21 +135,28 @@ std::array<double, kClassCount> initial_class_means(const Volume& volume) {
   return {centres[0], centres[2], centres[1]};  // air, bone, liver
 }
 
-std::vector<std::uint8_t> initial_labels(const Volume& volume, const std::array<double, kClassCount>& means) {
-  std::vector<std::uint8_t> labels(volume.size());
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    labels[i] = static_cast<std::uint8_t>(nearest_centre(volume.voxels[i], means));
-  return labels;
+}  // namespace
+
+std::array<double, kClassCount> initial_class_means(const Volume& volume) {
+  return class_means_of(intensity_histogram(volume), volume.size());
 }
 
+std::vector<std::uint8_t> initial_labels(const Volume& volume, const std::array<double, kClassCount>& means) {
+  return labels_of(volume, label_table(means));
+}
+
+// Two passes over the voxels (the histogram, the labels); the means and the
+// class sums come from the histogram.
 InitialSegmentation initial_segmentation(const Volume& volume, const MrfParams& params) {
-  const auto means = params.initial_means ? *params.initial_means : initial_class_means(volume);
+  const std::vector<std::int64_t> histogram = intensity_histogram(volume);
+  const auto means = params.initial_means ? *params.initial_means : class_means_of(histogram, volume.size());
+  const std::vector<std::uint8_t> table = label_table(means);
   InitialSegmentation start;
-  start.labels = initial_labels(volume, means);
+  start.labels = labels_of(volume, table);
   ClassModel seed_model;  // what an empty class keeps
   seed_model.mean = means;
   seed_model.variance.fill(params.min_variance);
-  start.model = estimate_class_model(class_statistics(volume, start.labels), seed_model, params.min_variance);
+  start.model = estimate_class_model(class_sums_of(histogram, table), seed_model, params.min_variance);
   return start;
 }
 

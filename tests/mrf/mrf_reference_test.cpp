@@ -87,6 +87,37 @@ TEST(InitialMeans, FindTheThreeTissues) {
   EXPECT_NEAR(means[2], 60, 60);     // liver
 }
 
+// The initial segmentation labels each voxel with its nearest mean (ties to
+// the lower label) and estimates the classes from exactly those labels'
+// sums, whatever shortcut it takes (a label per intensity value, sums from
+// the histogram). Given means with ties and values outside the volume's range.
+TEST(InitialSegmentation, NearestMeanLabelsAndTheirExactSums) {
+  const Phantom phantom = small_phantom(40, 33, 7, 9, 300.0);
+  for (const std::array<double, kClassCount>& means :
+       {initial_class_means(phantom.volume), std::array<double, kClassCount>{-1000.0, 700.0, 60.0},
+        std::array<double, kClassCount>{-100.0, 100.0, 0.0}, std::array<double, kClassCount>{-40000.0, 40000.0, 0.5}}) {
+    MrfParams params;
+    params.initial_means = means;
+    const InitialSegmentation start = initial_segmentation(phantom.volume, params);
+    ASSERT_EQ(start.labels.size(), phantom.volume.size());
+    for (std::size_t i = 0; i < start.labels.size(); ++i) {
+      const double v = phantom.volume.voxels[i];
+      int nearest = 0;
+      for (int k = 1; k < kClassCount; ++k)
+        if (std::fabs(v - means[k]) < std::fabs(v - means[nearest])) nearest = k;
+      ASSERT_EQ(start.labels[i], nearest) << "voxel " << i << " (" << v << ")";
+    }
+    EXPECT_EQ(start.labels, initial_labels(phantom.volume, means));
+    ClassModel seed;
+    seed.mean = means;
+    seed.variance.fill(params.min_variance);
+    const ClassModel expected =
+        estimate_class_model(class_statistics(phantom.volume, start.labels), seed, params.min_variance);
+    EXPECT_EQ(start.model.mean, expected.mean);
+    EXPECT_EQ(start.model.variance, expected.variance);
+  }
+}
+
 TEST(Params, DefaultsAndAbsurdValues) {
   const MrfParams defaults = parse_mrf_params({{"kind", "mrf"}});
   EXPECT_EQ(defaults.max_sweeps, 50);
