@@ -260,6 +260,39 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
   accumulate_block(mine, totals, scratch);
 }
 
+// class_statistics() of the labels on the device: count, sum and sum of
+// squares of the intensities per class, one thread per (x, y) column.
+struct DeviceClassSums {
+  unsigned long long count[kClassCount], sum[kClassCount], sum_sq[kClassCount];
+};
+
+__global__ void __launch_bounds__(kBlockThreads) class_sums_kernel(VolumeView v, DeviceClassSums* total) {
+  __shared__ unsigned long long scratch[kBlockThreads / 32];
+  const int x = blockIdx.x * kBlockX + threadIdx.x;
+  const int y = blockIdx.y * kBlockY + threadIdx.y;
+  long long count[kClassCount] = {0, 0, 0}, sum[kClassCount] = {0, 0, 0}, sum_sq[kClassCount] = {0, 0, 0};
+  if (x < v.nx && y < v.ny) {
+    for (int z = 0; z < v.nz; ++z) {
+      const unsigned index = (static_cast<unsigned>(z) * v.ny + y) * v.pitch + x;
+      const int label = v.labels[index];
+      const long long intensity = v.intensity[index];
+#pragma unroll
+      for (int k = 0; k < kClassCount; ++k) {
+        const long long in_class = label == k;
+        count[k] += in_class;
+        sum[k] += in_class * intensity;
+        sum_sq[k] += in_class * intensity * intensity;
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kClassCount; ++k) {
+    block_accumulate(as_word(count[k]), &total->count[k], scratch);
+    block_accumulate(as_word(sum[k]), &total->sum[k], scratch);
+    block_accumulate(as_word(sum_sq[k]), &total->sum_sq[k], scratch);
+  }
+}
+
 // The labelling's total energy (total_energy(): every voxel's class term and
 // every neighbouring pair once, through its right, lower and next-slice
 // neighbour), one thread per (x, y) column of the volume.
@@ -319,7 +352,6 @@ class GpuSweepEngine : public SweepEngine {
     check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
     batch_.allocate(1, "allocating batch state on the GPU");
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
-    energy_.allocate(1, "allocating the energy total on the GPU");
   }
   ~GpuSweepEngine() override {
     if (batch_graph_) cudaGraphExecDestroy(batch_graph_);
@@ -332,7 +364,6 @@ class GpuSweepEngine : public SweepEngine {
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
     voxel_count_ = volume.size();
-    sums_ = class_statistics(volume, labels);
     // At least one padding voxel per row: the right neighbour of x = nx - 1 reads it.
     pitch_ = (volume.nx + kVoxelsPerThread) / kVoxelsPerThread * kVoxelsPerThread;
     const std::size_t rows = static_cast<std::size_t>(volume.ny) * volume.nz;
@@ -347,6 +378,7 @@ class GpuSweepEngine : public SweepEngine {
                             cudaMemcpyHostToDevice), "copying the volume to the GPU");
     check_cuda(cudaMemcpy2D(labels_.data, pitch_, labels.data(), volume.nx, volume.nx, rows, cudaMemcpyHostToDevice),
                "copying labels to the GPU");
+    sums_ = device_class_sums();
     capture_batch_graph();
   }
 
@@ -379,13 +411,14 @@ class GpuSweepEngine : public SweepEngine {
 
   std::int64_t labelling_energy(const Volume&, const ClassModel& model, const SweepConstants& constants) override {
     const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
-    const dim3 block(kBlockX, kBlockY);
-    const dim3 grid((volume_->nx + kBlockX - 1) / kBlockX, (volume_->ny + kBlockY - 1) / kBlockY);
-    check_cuda(cudaMemsetAsync(energy_.data, 0, sizeof(unsigned long long), stream_), "clearing the energy");
-    energy_kernel<<<grid, block, 0, stream_>>>(view, class_terms(model), constants, energy_.data);
+    DeviceBuffer<unsigned long long> energy;
+    energy.allocate(1, "allocating the energy total on the GPU");
+    check_cuda(cudaMemsetAsync(energy.data, 0, sizeof(unsigned long long), stream_), "clearing the energy");
+    energy_kernel<<<column_grid(), dim3(kBlockX, kBlockY), 0, stream_>>>(view, class_terms(model), constants,
+                                                                        energy.data);
     check_cuda(cudaGetLastError(), "launching the energy kernel");
     unsigned long long total = 0;
-    check_cuda(cudaMemcpyAsync(&total, energy_.data, sizeof total, cudaMemcpyDeviceToHost, stream_),
+    check_cuda(cudaMemcpyAsync(&total, energy.data, sizeof total, cudaMemcpyDeviceToHost, stream_),
                "reading the energy");
     check_cuda(cudaStreamSynchronize(stream_), "computing the energy on the GPU");
     return static_cast<std::int64_t>(total);  // two's complement, as summed
@@ -400,6 +433,32 @@ class GpuSweepEngine : public SweepEngine {
   }
 
  private:
+  // class_statistics() of the labels on the device (as load() leaves them).
+  ClassSums device_class_sums() {
+    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    DeviceBuffer<DeviceClassSums> total;
+    total.allocate(1, "allocating the class sums on the GPU");
+    check_cuda(cudaMemsetAsync(total.data, 0, sizeof(DeviceClassSums), stream_), "clearing the class sums");
+    class_sums_kernel<<<column_grid(), dim3(kBlockX, kBlockY), 0, stream_>>>(view, total.data);
+    check_cuda(cudaGetLastError(), "launching the class sums kernel");
+    DeviceClassSums host;
+    check_cuda(cudaMemcpyAsync(&host, total.data, sizeof host, cudaMemcpyDeviceToHost, stream_),
+               "reading the class sums");
+    check_cuda(cudaStreamSynchronize(stream_), "summing the classes on the GPU");
+    ClassSums sums;
+    for (int k = 0; k < kClassCount; ++k) {  // two's complement, as summed
+      sums.count[k] = static_cast<std::int64_t>(host.count[k]);
+      sums.sum[k] = static_cast<std::int64_t>(host.sum[k]);
+      sums.sum_sq[k] = static_cast<std::int64_t>(host.sum_sq[k]);
+    }
+    return sums;
+  }
+
+  // One thread per (x, y) column of the volume, in kBlockX x kBlockY blocks.
+  dim3 column_grid() const {
+    return dim3((volume_->nx + kBlockX - 1) / kBlockX, (volume_->ny + kBlockY - 1) / kBlockY);
+  }
+
   // Records the launches of one full batch (kMaxBatch sweeps: two colour
   // passes and the end-of-sweep step each) as a CUDA graph for this volume.
   void capture_batch_graph() {
@@ -460,7 +519,6 @@ class GpuSweepEngine : public SweepEngine {
   DeviceBuffer<std::int16_t> intensity_;
   DeviceBuffer<std::uint8_t> labels_;
   DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
-  DeviceBuffer<unsigned long long> energy_;  // labelling_energy()'s total
   DeviceBuffer<DeviceBatchState> batch_;
   cudaGraphExec_t batch_graph_ = nullptr;  // one batch's launches, for the loaded volume
 };
