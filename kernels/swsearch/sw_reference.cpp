@@ -100,8 +100,10 @@ Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std
                                 std::to_string(end.target_end) + ") lies outside the sequences");
   // Only cells up to the end matter for its traceback.
   const int rows = end.query_end + 1, columns = end.target_end + 1;
+  // Column-major, as run_dp() visits the cells (target position outer): its
+  // writes go to consecutive bytes instead of one cache line each.
   std::vector<std::uint8_t> sources(static_cast<std::size_t>(rows + 1) * (columns + 1), kHFromZero);
-  auto at = [&](int i, int j) { return static_cast<std::size_t>(i) * (columns + 1) + j; };
+  auto at = [&](int i, int j) { return static_cast<std::size_t>(j) * (rows + 1) + i; };
   run_dp(query, target, rows, columns, matrix, gaps, [&](int i, int j, int h, std::uint8_t bits) {
     sources[at(i, j)] = bits;
     if (i == rows && j == columns) alignment.score = h;
