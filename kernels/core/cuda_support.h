@@ -34,10 +34,15 @@ struct DeviceBuffer {
     check_cuda(cudaMalloc(&data, (n ? n : 1) * sizeof(T)), what);
     count = n;
   }
-  // Allocates and copies host data in (synchronously).
+  // Allocates and copies host data in, landed when it returns. A cudaMemcpy
+  // from pageable memory may return before its last DMA has landed, and the
+  // legacy stream it runs on does not order with the engines' non-blocking
+  // streams: the wait makes the data safe for a kernel on any stream.
   void upload(const T* host, std::size_t n, const char* what) {
     allocate(n, what);
-    if (n) check_cuda(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), what);
+    if (!n) return;
+    check_cuda(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), what);
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), what);
   }
   void release() {
     if (data) cudaFree(data);

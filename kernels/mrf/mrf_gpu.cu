@@ -378,6 +378,9 @@ class GpuSweepEngine : public SweepEngine {
                             cudaMemcpyHostToDevice), "copying the volume to the GPU");
     check_cuda(cudaMemcpy2D(labels_.data, pitch_, labels.data(), volume.nx, volume.nx, rows, cudaMemcpyHostToDevice),
                "copying labels to the GPU");
+    // The copies ran on the legacy stream, which does not order with stream_,
+    // and the last DMA from pageable memory may still be in flight: wait.
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "copying labels to the GPU");
     sums_ = device_class_sums();
     capture_batch_graph();
   }
