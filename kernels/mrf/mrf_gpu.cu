@@ -413,7 +413,7 @@ class GpuSweepEngine : public SweepEngine {
   ClassSums class_sums(const Volume&) override { return sums_; }
 
   std::int64_t labelling_energy(const Volume&, const ClassModel& model, const SweepConstants& constants) override {
-    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    const VolumeView view = device_view();
     DeviceBuffer<unsigned long long> energy;
     energy.allocate(1, "allocating the energy total on the GPU");
     check_cuda(cudaMemsetAsync(energy.data, 0, sizeof(unsigned long long), stream_), "clearing the energy");
@@ -438,7 +438,7 @@ class GpuSweepEngine : public SweepEngine {
  private:
   // class_statistics() of the labels on the device (as load() leaves them).
   ClassSums device_class_sums() {
-    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    const VolumeView view = device_view();
     DeviceBuffer<DeviceClassSums> total;
     total.allocate(1, "allocating the class sums on the GPU");
     check_cuda(cudaMemsetAsync(total.data, 0, sizeof(DeviceClassSums), stream_), "clearing the class sums");
@@ -457,6 +457,11 @@ class GpuSweepEngine : public SweepEngine {
     return sums;
   }
 
+  // The loaded volume and labels as the kernels see them.
+  VolumeView device_view() const {
+    return {intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+  }
+
   // One thread per (x, y) column of the volume, in kBlockX x kBlockY blocks.
   dim3 column_grid() const {
     return dim3((volume_->nx + kBlockX - 1) / kBlockX, (volume_->ny + kBlockY - 1) / kBlockY);
@@ -466,7 +471,7 @@ class GpuSweepEngine : public SweepEngine {
   // passes and the end-of-sweep step each) as a CUDA graph for this volume.
   void capture_batch_graph() {
     if (batch_graph_) cudaGraphExecDestroy(batch_graph_), batch_graph_ = nullptr;
-    const VolumeView view{intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    const VolumeView view = device_view();
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
                     (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
