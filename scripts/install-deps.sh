@@ -4,6 +4,10 @@
 # `apt-get update` once). Works as root; uses sudo otherwise.
 #
 #   bash scripts/install-deps.sh
+#   bash scripts/install-deps.sh --list    # prints the package list, installs nothing
+#
+# tests/deps/debian_deps.py checks this list against what the build, the tests
+# and the demo really use (CTest: debian_deps).
 #
 # The CUDA toolkit (nvcc 13 under /usr/local/cuda) is not a Debian package: it is
 # checked for, not installed.
@@ -21,10 +25,16 @@ packages=(
   python3-skimage                          # reference GLCM features for the glcm tests
   otb-bin                                  # OTB HaralickTextureExtraction: second GLCM reference (glcm tests)
   ncbi-data                                # NCBI substitution matrices (BLOSUM, PAM) for swsearch
+  libparasail-dev                          # parasail library and header: swsearch CPU engine
   parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
   hmmer hmmer-examples mmseqs2-examples    # hmmsearch oracle; real protein sequences
   clang libclang-rt-14-dev                 # libFuzzer + ASan/UBSan for the parser fuzz targets (scripts/fuzz.sh)
 )
+
+if [[ ${1:-} == --list ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for package in "${packages[@]}"; do
