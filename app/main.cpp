@@ -108,11 +108,15 @@ void run_work_unit(const helix::RunOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App cli{"helix: BOINC science app (mrf CT segmentation, ...)"};
+  std::string kinds;
+  for (const std::string& name : helix::registered_kind_names()) kinds += (kinds.empty() ? "" : ", ") + name;
+  CLI::App cli{"helix: BOINC science app; runs one work unit of a registered kind (" + kinds +
+               "), named by the WU's params file"};
   helix::RunOptions options;
   int device = 0;
   bool show_version = false;
-  cli.add_flag("--cpu", options.force_cpu, "run the CPU reference instead of the GPU");
+  cli.add_flag("--cpu", options.force_cpu,
+               "run the kind's CPU engine instead of the GPU (the same bytes; see RunOptions::force_cpu)");
   cli.add_option("--device", device, "CUDA device when the client names none")->check(CLI::NonNegativeNumber);
   cli.add_flag("--version", show_version, "print the version and exit");
   cli.allow_extras();  // the client may append arguments of its own (e.g. --device from old clients)

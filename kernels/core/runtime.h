@@ -31,7 +31,11 @@ class Runtime {
 
 // Options chosen by the app's command line and the client's init data.
 struct RunOptions {
-  bool force_cpu = false;  // --cpu: run the CPU reference
+  // --cpu: run the kind's CPU engine instead of the GPU: mrf and hmmsearch run
+  // their CPU reference, glcm its sliding engine, swsearch scores with parasail
+  // (reported hits' ends and alignments from the reference); each writes the
+  // reference's bytes.
+  bool force_cpu = false;
   int gpu_device = 0;      // CUDA device ordinal
 };
 

@@ -1,5 +1,5 @@
 // hmm_dp.h: the full dynamic-programming matrices behind hmmsearch's domain
-// definition (part 2 of the kind, issue 7): what HMMER 3.3.2 computes after
+// definition: what HMMER 3.3.2 computes after
 // a target passes the Forward filter.
 //
 // Contents:

@@ -6,10 +6,10 @@
 // database (Z sequences, as hmmsearch -Z). The filters run on an HmmEngine;
 // every decision is made here, in HMMER's float/double arithmetic.
 //
-// Part 1 of the kind (issue 6) stops at the Forward score: hmmsearch's
-// domain definition, which can still drop a sequence with no domain or raise
-// its score to the sum of its domains, and the null2 correction come with
-// part 2. See docs/hmmsearch.md.
+// The pipeline stops at the Forward score. Each target that passes then gets
+// hmmsearch's domain definition (define_domains() in hmm_domains.h), which can
+// still drop a sequence with no domain or change its score (null2, the sum of
+// its domains); the job (hmm_job.h) runs both. See docs/hmmsearch.md.
 #pragma once
 #include <cstdint>
 #include <string>
