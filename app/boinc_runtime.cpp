@@ -18,7 +18,20 @@ std::string BoincRuntime::resolve(const std::string& logical_name) {
 
 void BoincRuntime::report_progress(double fraction_done) { boinc_fraction_done(fraction_done); }
 
-bool BoincRuntime::checkpoint_due() { return boinc_time_to_checkpoint() != 0; }
+// boinc_time_to_checkpoint() opens the API's critical section, which defers the
+// client's quit and suspend until boinc_checkpoint_completed(). The section is
+// there to keep an app from being stopped halfway through writing its state;
+// save_state() writes a temp file, fsyncs and renames, so a stop at any point
+// leaves the previous checkpoint whole (tests/faults kills the app at random
+// points to check it). Holding the section would only make the client wait for
+// the write, and its fsync can take seconds on a busy disk: leave it at once.
+// (boinc_checkpoint_completed()'s own end of the section then finds none open,
+// which the API allows.)
+bool BoincRuntime::checkpoint_due() {
+  if (boinc_time_to_checkpoint() == 0) return false;
+  boinc_end_critical_section();
+  return true;
+}
 
 void BoincRuntime::save_state(const std::vector<std::uint8_t>& state) {
   write_file_atomic(kStateFile, state);

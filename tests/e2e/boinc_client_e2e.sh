@@ -8,7 +8,9 @@
 #              app in a bare directory and suspends and resumes it every 0.3 s;
 #              the app must finish with the reference bytes.
 #   restart    a client data directory holding the WU as a task (state 2); the
-#              client is stopped after the task's first checkpoint and started
+#              client is stopped after the task's first checkpoint (the app
+#              held with SIGSTOP until the client asks it to quit, so that a
+#              busy machine cannot let it finish first) and started
 #              again; the task resumes from the checkpoint and finishes with the
 #              reference bytes; helix-validate accepts the result,
 #              helix-assimilate stores it.
@@ -220,9 +222,11 @@ scenario_restart() {
   wait_for 120 "checkpoint reported to the client" client_checkpointed
   result_state_at_least 3 && fail "task finished before the stop: make the WU longer"
   [[ -n $(app_pids) ]] || fail "no app process in $slot"
-  stop_client
-  # The quit can reach an app already inside boinc_finish() (a critical
-  # section, so the quit waits): then there is nothing left to resume.
+  # Held: the app cannot run on to the end of the task while the client,
+  # which a busy machine may also slow down, gets round to asking it to quit.
+  stop_client hold
+  # A quit that reached an app already inside boinc_finish() (a critical
+  # section, so the quit waits) would leave nothing to resume.
   [[ -e $slot/boinc_finish_called ]] && fail "the task finished while the client stopped: make the WU longer"
   [[ $(state_field result state) == 2 ]] || fail "after the stop the result is in state $(state_field result state), not 2"
   checkpoint_cpu_s=$(state_field active_task checkpoint_cpu_time)
