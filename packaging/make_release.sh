@@ -17,7 +17,7 @@
 #   DIR/apps/helix/V/P__C/   GPU app version: helix_<version>_P__C (main program),
 #                            the shared libraries it needs beyond glibc/libstdc++
 #                            (libboinc_api.so.7, libboinc.so.7, libparasail.so.8,
-#                            libz.so.1), version.xml
+#                            libz.so.1) as SONAME__<sha256 prefix>, version.xml
 #   DIR/apps/helix/V/P/      CPU app version: the same binary as helix_<version>_P;
 #                            it runs the CPU engine when the client gives it no GPU
 #   DIR/plan_class_spec.xml  the GPU plan class C (merge into the project's file)
@@ -125,16 +125,26 @@ app_root="$out/apps/helix/$version_dir"
 rm -rf "$app_root" "$out/templates" "$out/plan_class_spec.xml" "$out/bin"
 mkdir -p "$app_root" "$out/templates" "$out/bin"
 
-# One app version directory: the binary under a name unique to this release and
-# platform (BOINC files are immutable), the shipped libraries under their sonames,
-# copied into the slot (the client puts the slot and the project directory on
-# LD_LIBRARY_PATH; the binary's RUNPATH is $ORIGIN), and version.xml.
+# BOINC files are immutable: a project's download/ holds every app version's
+# files under their physical names, and update_versions refuses a file whose
+# name is taken by other bytes. The binary's name is unique to the release and
+# platform; a library's is its soname plus the start of its SHA-256
+# ("libz.so.1__1a2b3c4d5e6f"), so an unchanged library keeps its name (and is
+# not downloaded again) and a changed one gets a new name in the next release.
+content_name() { echo "${1}__$(sha256sum "$2" | cut -c1-12)"; }
+
+# One app version directory: the binary, the shipped libraries under their
+# content names, each copied into the slot under its soname (<logical_name>,
+# <copy_file/>: the client puts the slot and the project directory on
+# LD_LIBRARY_PATH), and version.xml.
 write_app_version() {
   local dir_name="$1" dir="$app_root/$1"
   local program="helix_${version}_${dir_name}"
   mkdir -p "$dir"
   install -m 0755 "$binary" "$dir/$program"
-  for library in "${libraries[@]}"; do install -m 0755 "${library_path[$library]}" "$dir/$library"; done
+  for library in "${libraries[@]}"; do
+    install -m 0755 "${library_path[$library]}" "$dir/$(content_name "$library" "${library_path[$library]}")"
+  done
   {
     echo "<version>"
     echo "    <file>"
@@ -143,7 +153,8 @@ write_app_version() {
     echo "    </file>"
     for library in "${libraries[@]}"; do
       echo "    <file>"
-      echo "        <physical_name>$library</physical_name>"
+      echo "        <physical_name>$(content_name "$library" "${library_path[$library]}")</physical_name>"
+      echo "        <logical_name>$library</logical_name>"
       echo "        <copy_file/>"
       echo "    </file>"
     done

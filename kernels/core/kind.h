@@ -48,11 +48,16 @@ struct CheckOutcome {
 struct WorkunitSpec {
   std::string name;                                          // unique WU name
   std::vector<std::pair<std::string, std::string>> inputs;   // logical name, file path (first is "params")
+  // Logical names of the inputs that other WUs of the same run use too (one
+  // database chunk for several query batches, one profile file for every
+  // chunk): BOINC's file_deleter must keep them (<no_delete/>) after the first
+  // of those WUs is assimilated.
+  std::vector<std::string> shared_inputs;
   std::vector<std::string> outputs;                          // logical output names, in result-file order
   double fpops_estimate = 0;                                 // rsc_fpops_est
   double fpops_bound = 0;                                    // rsc_fpops_bound
   double memory_bound_bytes = 0;                             // rsc_memory_bound
-  double disk_bound_bytes = 0;                               // rsc_disk_bound
+  double disk_bound_bytes = 0;  // the WU's own files in the slot (workunit/ adds the app version's: rsc_disk_bound)
   double max_output_bytes = 0;                               // <max_nbytes> per output file
 };
 

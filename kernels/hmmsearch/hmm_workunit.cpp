@@ -221,6 +221,7 @@ WorkunitSpec workunit_spec(const Plan& plan, const PlannedChunk& chunk, const st
   WorkunitSpec spec;
   spec.name = wu;
   spec.inputs = {{"params", inputs[0]}, {"profiles", inputs[1]}, {"database", inputs[2]}};
+  spec.shared_inputs = {"profiles"};  // every chunk's WU
   spec.outputs = {"tblout", "domtblout", "out", "scores", "domains", "summary"};
   spec.fpops_estimate = static_cast<double>(chunk.residues) * static_cast<double>(plan.total_nodes) * kOpsPerCell;
   spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;

@@ -179,6 +179,7 @@ WorkunitSpec workunit_spec(const Plan& plan, const std::string& wu, std::size_t 
   WorkunitSpec spec;
   spec.name = wu;
   spec.inputs = {{"params", inputs[0]}, {"matrix", inputs[1]}, {"queries", inputs[2]}, {"database", inputs[3]}};
+  spec.shared_inputs = {"matrix", "database"};  // every WU of the run / of the chunk
   spec.outputs = {"hits", "summary"};
   std::uint64_t query_residues = 0, longest_id = chunk.longest_id;
   std::vector<int> query_lengths;

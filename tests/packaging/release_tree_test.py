@@ -13,14 +13,21 @@ Checks:
     is X.Y.Z; every shared library the program needs beyond glibc/libstdc++
     (the BOINC libraries, parasail, zlib) is shipped, copied into the slot, and
     is the one loaded with the slot on LD_LIBRARY_PATH, as the client runs it;
-  * each main program runs `--version` and prints the version the directory
-    is named for, and resolves libboinc*.so.7 from its own directory;
+  * each main program runs `--version` from a slot holding the <copy_file/>
+    files under their logical names (as the client runs it) and prints the
+    version the directory is named for; every file but the main program is
+    named LOGICAL__<sha256 prefix> (BOINC files are immutable: a second release
+    reuses an unchanged file's name and gives a changed one a new name); the
+    files it copies into the slot fit the allowance helix-wu adds to every WU's
+    rsc_disk_bound (kAppVersionDiskBytes);
   * plan_class_spec.xml parses and defines the GPU directory's plan class
     (nvidia, cuda, numeric minimum CUDA/driver/compute capability/GPU RAM, cpu_frac);
   * every template parses; input templates number their files 0..n-1 and refer
     to each once; the open names, in order, are those the kind's work generator
     stages (spec.inputs / spec.outputs in kernels/<kind>/*_workunit.cpp), and
-    the app's job resolves each of them (runtime.resolve("name"));
+    the app's job resolves each of them (runtime.resolve("name")); the inputs
+    the generator marks shared (spec.shared_inputs) and only those carry
+    <no_delete/>; max_error/total/success_results are set as create_work needs;
   * bin/ holds the three scripts script_validator and script_assimilator run,
     executable; installed in a project's bin/ beside this build's
     helix-validate and helix-assimilate, helix_assimilate called as
@@ -30,6 +37,7 @@ Checks:
 Exit 0 pass, 1 fail (one line per problem), 77 skip (no built app).
 """
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -59,7 +67,7 @@ def parse_xml(path):
         return None
 
 
-def check_app_version(directory, version, version_dir):
+def check_app_version(directory, version, version_dir, work, app_version_disk_allowance):
     root = parse_xml(os.path.join(directory, "version.xml"))
     if root is None:
         return
@@ -76,21 +84,40 @@ def check_app_version(directory, version, version_dir):
     present = sorted(f for f in os.listdir(directory) if f != "version.xml" and not f.endswith(".sig"))
     if sorted(names) != present:
         fail(f"{directory}: files {present} but version.xml names {sorted(names)}")
-    # What the main program loads as the client starts it: the slot (here the
-    # app version directory) on LD_LIBRARY_PATH.
+    # BOINC files are immutable (update_versions refuses other bytes under a
+    # name it has): every file but the main program is named for its content.
+    for f in files:
+        physical = f.findtext("physical_name", "").strip()
+        logical = f.findtext("logical_name", "").strip()
+        if f.find("main_program") is not None or not os.path.isfile(os.path.join(directory, physical)):
+            continue
+        digest = hashlib.sha256(open(os.path.join(directory, physical), "rb").read()).hexdigest()[:12]
+        if physical != f"{logical}__{digest}":
+            fail(f"{directory}/version.xml: '{physical}' (logical '{logical}') is not named LOGICAL__<sha256 prefix>")
+    # What the main program loads as the client starts it: a slot holding the
+    # <copy_file/> files under their logical names, on LD_LIBRARY_PATH.
+    slot = os.path.join(work, "slot_" + os.path.basename(directory))
+    shutil.rmtree(slot, ignore_errors=True)
+    os.makedirs(slot)
+    for f in files:
+        if f.find("copy_file") is not None:
+            physical = f.findtext("physical_name", "").strip()
+            logical = f.findtext("logical_name", "").strip() or physical
+            if os.path.isfile(os.path.join(directory, physical)):
+                shutil.copy(os.path.join(directory, physical), os.path.join(slot, logical))
+    slot_env = dict(os.environ, LD_LIBRARY_PATH=slot)
     ldd = ""
     if len(mains) == 1:
-        env = dict(os.environ, LD_LIBRARY_PATH=directory)
         ldd = subprocess.run(["ldd", os.path.join(directory, mains[0])], capture_output=True, text=True,
-                             timeout=30, env=env).stdout
+                             timeout=30, env=slot_env).stdout
     loaded = dict(re.findall(r"^\s*(\S+) => (\S+)", ldd, re.M))
     shipped = sorted(name for name in loaded if name not in SYSTEM_LIBRARIES)
     for library in shipped + ["libboinc_api.so.7", "libboinc.so.7"]:
-        entry = [f for f in files if f.findtext("physical_name", "").strip() == library]
+        entry = [f for f in files if (f.findtext("logical_name", "").strip() or f.findtext("physical_name", "").strip()) == library]
         if not entry or entry[0].find("copy_file") is None:
             fail(f"{directory}/version.xml: {library} missing or not <copy_file/>")
-        elif os.path.dirname(os.path.realpath(loaded.get(library, "/"))) != os.path.realpath(directory):
-            fail(f"{directory}: {library} is not loaded from the app version directory ({loaded.get(library)})")
+        elif os.path.dirname(os.path.realpath(loaded.get(library, "/"))) != os.path.realpath(slot):
+            fail(f"{directory}: {library} is not loaded from the slot ({loaded.get(library)})")
     if "not found" in ldd:
         fail(f"{directory}: unresolved libraries: {ldd}")
     api = (root.findtext("api_version") or "").strip()
@@ -104,16 +131,27 @@ def check_app_version(directory, version, version_dir):
         return
     if mains[0] != f"helix_{version}_{os.path.basename(directory)}":
         fail(f"{program}: name does not say the release and app version")
-    run = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30)
+    run = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30, env=slot_env)
     if run.returncode != 0 or run.stdout.strip() != f"helix {version}":
         fail(f"{program} --version: exit {run.returncode}, '{run.stdout.strip()}', want 'helix {version}'")
     if ".".join(version.split(".")[:2]) != version_dir:
         fail(f"version {version} is in directory {version_dir}")
-    ldd = subprocess.run(["ldd", program], capture_output=True, text=True, timeout=30).stdout
-    for library in ["libboinc_api.so.7", "libboinc.so.7"]:
-        m = re.search(rf"^\s*{re.escape(library)} => (\S+)", ldd, re.M)
-        if not m or os.path.dirname(os.path.realpath(m.group(1))) != os.path.realpath(directory):
-            fail(f"{program} does not load {library} from its own directory (RUNPATH $ORIGIN)")
+    # The client copies <copy_file/> files into the slot and counts the slot
+    # against rsc_disk_bound (the main program stays in the project directory).
+    total = sum(os.path.getsize(os.path.join(slot, name)) for name in os.listdir(slot))
+    if total >= app_version_disk_allowance:
+        fail(f"{directory}: the app version's <copy_file/> files take {total} bytes of a task's slot; helix-wu's "
+             f"rsc_disk_bound allows {app_version_disk_allowance:.0f} (kAppVersionDiskBytes, workunit/workunit_writer.h)")
+
+
+def app_version_disk_allowance(source):
+    """kAppVersionDiskBytes of workunit/workunit_writer.h: what every WU's rsc_disk_bound allows for the app version."""
+    text = open(os.path.join(source, "workunit", "workunit_writer.h")).read()
+    m = re.search(r"kAppVersionDiskBytes\s*=\s*([\d.]+)\s*\*\s*\(1 << (\d+)\)", text)
+    if not m:
+        fail("workunit/workunit_writer.h: no kAppVersionDiskBytes = X * (1 << N)")
+        return 0
+    return float(m.group(1)) * (1 << int(m.group(2)))
 
 
 def check_plan_class(path, plan_class):
@@ -142,9 +180,11 @@ def generator_names(source, kind_dir):
     text = "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*_workunit.cpp")))
     m_in = re.search(r"spec\.inputs\s*=\s*\{(.*?)\};", text, re.S)
     m_out = re.search(r"spec\.outputs\s*=\s*\{([^}]*)\}", text)
+    m_shared = re.search(r"spec\.shared_inputs\s*=\s*\{([^}]*)\}", text)
     inputs = re.findall(r'\{"([^"]+)"', m_in.group(1)) if m_in else None
     outputs = re.findall(r'"([^"]+)"', m_out.group(1)) if m_out else []
-    return inputs, outputs
+    shared = re.findall(r'"([^"]+)"', m_shared.group(1)) if m_shared else []
+    return inputs, outputs, shared
 
 
 def check_templates(source, templates):
@@ -154,7 +194,7 @@ def check_templates(source, templates):
         kind_dir = os.path.join(kinds_dir, kind)
         if not glob.glob(os.path.join(kind_dir, "*_workunit.cpp")):
             continue
-        inputs, outputs = generator_names(source, kind_dir)
+        inputs, outputs, shared = generator_names(source, kind_dir)
         job_text = app_main + "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*.cpp")))
         resolved = set(re.findall(r'resolve\("([^"]+)"\)', job_text))
         for name in (inputs or []) + outputs:
@@ -179,6 +219,18 @@ def check_templates(source, templates):
                 for tag in ["rsc_fpops_est", "rsc_fpops_bound", "rsc_memory_bound", "rsc_disk_bound"]:
                     if not re.fullmatch(r"\d+", root.findtext(f"workunit/{tag}") or ""):
                         fail(f"{in_path}: <{tag}> is not a whole number")
+                infos = root.findall("file_info")
+                for info, name in zip(infos, names):
+                    if (info.find("no_delete") is not None) != (name in shared):
+                        fail(f"{in_path}: input '{name}' {'lacks' if name in shared else 'has'} <no_delete/> "
+                             f"(shared inputs: {shared})")
+                if int(root.findtext("workunit/rsc_disk_bound") or 0) < app_version_disk_allowance(source):
+                    fail(f"{in_path}: rsc_disk_bound leaves no room for the app version's files")
+                limits = {tag: int(root.findtext(f"workunit/{tag}") or 0) for tag in
+                          ["target_nresults", "max_error_results", "max_total_results", "max_success_results"]}
+                if not (0 < limits["target_nresults"] <= limits["max_success_results"] <= limits["max_total_results"]
+                        and 1 < limits["max_error_results"] <= limits["max_total_results"]):
+                    fail(f"{in_path}: replica limits {limits}: create_work's defaults of 1 fail a WU at its first error")
         if not os.path.exists(out_path):
             fail(f"{out_path} is missing")
             continue
@@ -260,8 +312,9 @@ def main():
     gpu = [d for d in app_versions if re.fullmatch(rf"{PLATFORM}__cuda\d+", d)]
     if PLATFORM not in app_versions or len(gpu) != 1 or len(app_versions) != 2:
         fail(f"{root}: app versions {app_versions}, want {PLATFORM} and {PLATFORM}__cuda<NN>")
+    allowance = app_version_disk_allowance(source)
     for d in app_versions:
-        check_app_version(os.path.join(root, d), version, version_dir)
+        check_app_version(os.path.join(root, d), version, version_dir, work, allowance)
     if gpu:
         check_plan_class(os.path.join(out, "plan_class_spec.xml"), gpu[0].split("__")[1])
     check_templates(source, os.path.join(out, "templates"))
