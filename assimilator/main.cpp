@@ -9,8 +9,17 @@
 // PATH defaults to $HELIX_RESULTS_DB, else results.sqlite in the current
 // directory. Running it twice with the same arguments changes nothing; a
 // store is one transaction, so a crash part-way leaves the database as it was.
-// Exit 0 on success; 1 with one line on stderr otherwise (script_assimilator
-// then leaves the WU unassimilated, to be retried).
+//
+// Exit codes, as script_assimilator takes them: any exit but 0 stops the
+// assimilator daemon, which meets the same WU first again after a restart.
+//   0  stored; or the result cannot be stored because of what it holds (a
+//      summary no kind reads, a damaged file): that never changes on a retry,
+//      so it is recorded in the `unassimilable` table with the reason, one
+//      line goes to stderr, and BOINC moves on (docs/database.md);
+//   1  the server's trouble, which a retry after a fix can cure (the database
+//      cannot be opened or written, a result file is missing or unreadable),
+//      or a command line script_assimilator never writes: the daemon stops
+//      with one line in its log, and resumes at this WU once restarted.
 //
 // script_assimilator passes its keywords (wu_id, files, ...) and drops every
 // other word of --script, so options such as --db reach helix-assimilate only
@@ -33,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "results_db.h"
 
 namespace {
@@ -57,6 +67,8 @@ long long parse_integer(const std::string& text, const char* what) {
   return value;
 }
 
+// Options first; then "query" is the command only as the first word of a
+// command line without --error (a failed WU may be named "query").
 Command parse_command(const std::vector<std::string>& args) {
   Command command;
   if (const char* path = std::getenv("HELIX_RESULTS_DB")) command.db_path = path;
@@ -66,8 +78,11 @@ Command parse_command(const std::vector<std::string>& args) {
     if (arg == "--db" && has_value) command.db_path = args[++i];
     else if (arg == "--error" && has_value) command.error_mask = parse_integer(args[++i], "--error");
     else if (arg == "--wu-id" && has_value) command.query_wu_id = parse_integer(args[++i], "--wu-id");
-    else if (arg == "query" && command.positional.empty()) command.query = true;
     else command.positional.push_back(arg);
+  }
+  if (!command.error_mask && !command.positional.empty() && command.positional.front() == "query") {
+    command.query = true;
+    command.positional.erase(command.positional.begin());
   }
   return command;
 }
@@ -84,11 +99,31 @@ void arm_kill_switch(sqlite3* db) {
       nullptr);
 }
 
-// WU_ID alone, or script_assimilator's WU_NAME WU_ID BATCH_ID.
+// The two forms script_assimilator has used for a failed WU: "--error N WU_ID"
+// (server 1.4.x / 7.20) and "--error N WU_NAME WU_ID BATCH_ID" (1.6+).
 long long error_wu_id(const std::vector<std::string>& positional) {
   if (positional.size() == 1) return parse_integer(positional[0], "WU_ID");
   if (positional.size() == 3) return parse_integer(positional[1], "WU_ID");
   throw std::runtime_error("--error takes WU_ID, or WU_NAME WU_ID BATCH_ID");
+}
+
+// A file BOINC names but the server cannot read is the server's trouble
+// (upload directory, permissions), not the result's.
+void require_readable(const std::vector<std::string>& files) {
+  for (const std::string& file : files)
+    if (::access(file.c_str(), R_OK) != 0) throw std::runtime_error("result file " + file + " is missing or unreadable");
+}
+
+// Stores the result, or records why it cannot be stored (see the exit codes).
+void assimilate(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
+  require_readable(files);
+  try {
+    helix::store_result(db, wu_id, files);
+  } catch (const helix::InputError& error) {
+    helix::store_unassimilable(db, wu_id, error.what());
+    std::fprintf(stderr, "helix-assimilate: WU %lld cannot be stored, recorded as unassimilable: %s\n", wu_id,
+                 error.what());
+  }
 }
 
 void run(const Command& command) {
@@ -101,7 +136,7 @@ void run(const Command& command) {
   if (command.error_mask) return helix::store_error(db.get(), error_wu_id(command.positional), *command.error_mask);
   const long long wu_id = parse_integer(command.positional.front(), "WU_ID");
   const std::vector<std::string> files(command.positional.begin() + 1, command.positional.end());
-  helix::store_result(db.get(), wu_id, files);
+  assimilate(db.get(), wu_id, files);
 }
 
 }  // namespace

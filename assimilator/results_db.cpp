@@ -95,7 +95,8 @@ ResultsDb open_results_db(const std::string& path) {
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
   execute(db.get(),
           "CREATE TABLE IF NOT EXISTS results (wu_id INTEGER PRIMARY KEY, kind TEXT NOT NULL);"
-          "CREATE TABLE IF NOT EXISTS errors (wu_id INTEGER PRIMARY KEY, error_mask INTEGER NOT NULL);");
+          "CREATE TABLE IF NOT EXISTS errors (wu_id INTEGER PRIMARY KEY, error_mask INTEGER NOT NULL);"
+          "CREATE TABLE IF NOT EXISTS unassimilable (wu_id INTEGER PRIMARY KEY, reason TEXT NOT NULL);");
   for (const auto& name : registered_kind_names())
     if (const ServerKind* kind = find_server_kind(name)) kind->create_tables(db.get());
   return db;
@@ -125,6 +126,13 @@ void store_error(sqlite3* db, long long wu_id, long long error_mask) {
   step_done(db, insert.get());
 }
 
+void store_unassimilable(sqlite3* db, long long wu_id, const std::string& reason) {
+  Statement insert = prepare(db, "INSERT OR REPLACE INTO unassimilable (wu_id, reason) VALUES (?, ?)");
+  sqlite3_bind_int64(insert.get(), 1, wu_id);
+  sqlite3_bind_text(insert.get(), 2, reason.c_str(), -1, SQLITE_TRANSIENT);
+  step_done(db, insert.get());
+}
+
 void print_results(sqlite3* db, std::optional<long long> wu_id, std::FILE* out) {
   Statement results = prepare(db, "SELECT wu_id, kind FROM results WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
   if (wu_id) sqlite3_bind_int64(results.get(), 1, *wu_id);
@@ -139,6 +147,12 @@ void print_results(sqlite3* db, std::optional<long long> wu_id, std::FILE* out) 
   while (sqlite3_step(errors.get()) == SQLITE_ROW)
     std::fprintf(out, "WU %lld  failed, error_mask %lld\n", static_cast<long long>(sqlite3_column_int64(errors.get(), 0)),
                  static_cast<long long>(sqlite3_column_int64(errors.get(), 1)));
+  Statement unstored =
+      prepare(db, "SELECT wu_id, reason FROM unassimilable WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
+  if (wu_id) sqlite3_bind_int64(unstored.get(), 1, *wu_id);
+  while (sqlite3_step(unstored.get()) == SQLITE_ROW)
+    std::fprintf(out, "WU %lld  unassimilable: %s\n", static_cast<long long>(sqlite3_column_int64(unstored.get(), 0)),
+                 reinterpret_cast<const char*>(sqlite3_column_text(unstored.get(), 1)));
 }
 
 }  // namespace helix

@@ -3,7 +3,8 @@
 //   helix-validate init [--inputs DIR] f1 ... fn      one result's output files
 //       exit 0 valid, 3 transient (retry later), 1 invalid
 //   helix-validate compare f1 ... fn g1 ... gn        two results, split in half
-//       exit 0 equivalent, 1 not
+//       exit 0 equivalent, 1 not, 3 transient (a file gone since init checked
+//       it; script_validator 1.6+ compares again later)
 //
 // The kind is read from each result's last file (its JSON summary). When not
 // valid, one line on stderr says why (it lands in the validator's log).
@@ -18,7 +19,10 @@
 //       --compare_script "helix_validate_compare files files2"   (helix-validate compare "$@")
 // The WU a result answers is told by its files' BOINC names, never by its
 // content (core/check_support.h, wu_of_result).
+#include <unistd.h>
+
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,17 +52,25 @@ int run_init(const std::vector<std::string>& args) {
   return report(kind.check_result(files, options), "init");
 }
 
+// BOINC compares only results that passed init: a file that is gone or
+// unreadable now was lost on the server, which is no verdict on either result.
+std::optional<std::string> lost_file(const std::vector<std::string>& files) {
+  for (const std::string& file : files)
+    if (::access(file.c_str(), R_OK) != 0) return file;
+  return std::nullopt;
+}
+
 int run_compare(const std::vector<std::string>& files) {
   if (files.empty() || files.size() % 2 != 0)
     throw helix::InputError("compare needs the files of two results (an even, non-zero count)");
+  if (const auto lost = lost_file(files))
+    return report({helix::Verdict::kTransient, "result file " + *lost + " is gone or unreadable since it was checked"},
+                  "compare");
   const std::vector<std::string> a(files.begin(), files.begin() + files.size() / 2);
   const std::vector<std::string> b(files.begin() + files.size() / 2, files.end());
   const helix::ServerKind& kind = helix::result_kind(a);
   if (&helix::result_kind(b) != &kind) throw helix::InputError("the two results are of different kinds");
-  const helix::CheckOutcome outcome = kind.compare_results(a, b);
-  return report(outcome.verdict == helix::Verdict::kValid ? outcome
-                                                          : helix::CheckOutcome{helix::Verdict::kInvalid, outcome.reason},
-                "compare");
+  return report(kind.compare_results(a, b), "compare");
 }
 
 }  // namespace

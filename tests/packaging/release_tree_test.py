@@ -29,7 +29,8 @@ Checks:
     the generator marks shared (spec.shared_inputs) and only those carry
     <no_delete/>; max_error/total/success_results are set as create_work needs;
   * bin/ holds the three scripts script_validator and script_assimilator run,
-    executable; installed in a project's bin/ beside this build's
+    executable; the validator scripts exit 3 (transient) while helix-validate
+    is missing or not executable; installed in a project's bin/ beside this build's
     helix-validate and helix-assimilate, helix_assimilate called as
     script_assimilator calls it for a failed WU records the error in the
     project's results.sqlite (the tests/e2e restart scenario runs all three
@@ -263,11 +264,24 @@ def check_server_scripts(scripts, build, work):
     os.makedirs(os.path.join(project, "helix_inputs"))
     for name in SERVER_SCRIPTS:
         shutil.copy(os.path.join(scripts, name), os.path.join(project, "bin", name))
-    os.symlink(os.path.join(build, "validator", "helix-validate"), os.path.join(project, "bin", "helix-validate"))
-    os.symlink(os.path.join(build, "assimilator", "helix-assimilate"), os.path.join(project, "bin", "helix-assimilate"))
     # As the daemons run them: from a sibling of bin/, as ../bin/NAME.
     cwd = os.path.join(project, "cgi-bin")
     os.makedirs(cwd)
+    # Before helix-validate is installed (or while it is not executable), the
+    # validator scripts say transient (3), which script_validator retries,
+    # rather than exec's 127, which would mark every honest result invalid.
+    validate = os.path.join(project, "bin", "helix-validate")
+    for state in ("missing", "not executable"):
+        if state == "not executable":
+            shutil.copy(os.path.join(build, "validator", "helix-validate"), validate)
+            os.chmod(validate, 0o644)
+        for script, args in (("helix_validate_init", ["a_0_1"]), ("helix_validate_compare", ["a_0_1", "a_1_1"])):
+            run = subprocess.run([f"../bin/{script}", *args], cwd=cwd, capture_output=True, text=True)
+            if run.returncode != 3:
+                fail(f"bin/{script} with helix-validate {state}: exit {run.returncode}, want 3 (transient)")
+    os.remove(validate)
+    os.symlink(os.path.join(build, "validator", "helix-validate"), validate)
+    os.symlink(os.path.join(build, "assimilator", "helix-assimilate"), os.path.join(project, "bin", "helix-assimilate"))
     run = subprocess.run(["../bin/helix_assimilate", "--error", "32", "wu_name_7", "7", "0"], cwd=cwd,
                          capture_output=True, text=True)
     if run.returncode != 0:

@@ -78,15 +78,52 @@ TEST(Assimilator, StoreTwiceChangesNothingAndQueryShowsClasses) {
   EXPECT_EQ(run_tool(tool + " --error 16 ct_0044 44").exit_code, 1);
 }
 
-TEST(Assimilator, RefusesGarbageWithOneLineAndStoresNothing) {
+// script_assimilator stops the daemon on any exit but 0, and a restarted
+// daemon meets the same WU first: a result that cannot be stored for what it
+// holds is recorded (with the reason) and the exit is 0, so BOINC moves on.
+TEST(Assimilator, RecordsAResultItCannotStoreAndLetsTheDaemonGoOn) {
   const GenuineResult genuine = genuine_result("assimilate_bad");
   const std::string db = scratch_dir("db_bad") + "/results.sqlite";
   const std::string tool = std::string(HELIX_ASSIMILATE) + " --db " + db;
   const ToolRun run = run_tool(tool + " 7 " + genuine.summary_path + " " + genuine.summary_path);
-  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(line_count(run.err), 1) << run.err;
+  const std::string stored = run_tool(tool + " query").out;
+  EXPECT_EQ(stored.rfind("WU 7  unassimilable: ", 0), 0u) << stored;
+  EXPECT_EQ(line_count(stored), 1) << stored;
+  EXPECT_EQ(run_tool(tool + " 7 " + genuine.summary_path + " " + genuine.summary_path).exit_code, 0);
+  EXPECT_EQ(run_tool(tool + " query").out, stored);  // idempotent
+  // The next WU is stored as usual.
+  ASSERT_EQ(run_tool(tool + " 8 " + genuine.labels_path + " " + genuine.summary_path).exit_code, 0);
+  EXPECT_NE(run_tool(tool + " query --wu-id 8").out.find("WU 8  kind mrf"), std::string::npos);
+}
+
+// The server's trouble is not the result's: a file BOINC names that is not
+// there (or a database that cannot be written) stops the daemon (exit 1, one
+// line), to resume at this WU once fixed; nothing is recorded.
+TEST(Assimilator, ServerTroubleExitsOneAndRecordsNothing) {
+  const GenuineResult genuine = genuine_result("assimilate_gone");
+  const std::string dir = scratch_dir("db_gone");
+  const std::string tool = std::string(HELIX_ASSIMILATE) + " --db " + dir + "/results.sqlite";
+  const ToolRun gone = run_tool(tool + " 9 " + genuine.labels_path + " " + dir + "/no_such_summary");
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_EQ(line_count(gone.err), 1) << gone.err;
   EXPECT_EQ(run_tool(tool + " query").out, "");
+  const ToolRun no_db = run_tool(std::string(HELIX_ASSIMILATE) + " --db " + dir + "/no/such/dir/results.sqlite 9 " +
+                                 genuine.labels_path + " " + genuine.summary_path);
+  EXPECT_EQ(no_db.exit_code, 1);
+  EXPECT_EQ(line_count(no_db.err), 1) << no_db.err;
   EXPECT_EQ(run_tool(tool + " notanumber " + genuine.labels_path).exit_code, 1);
+}
+
+// script_assimilator's two --error forms (server 1.4.x/7.20: N WU_ID; 1.6+:
+// N WU_NAME WU_ID BATCH_ID); a failed WU named "query" is a name, not the
+// query command.
+TEST(Assimilator, BothErrorFormsAndAWorkUnitNamedQuery) {
+  const std::string tool = std::string(HELIX_ASSIMILATE) + " --db " + scratch_dir("db_error_forms") + "/results.sqlite";
+  ASSERT_EQ(run_tool(tool + " --error 32 query 42 0").exit_code, 0);
+  ASSERT_EQ(run_tool(tool + " --error 8 43").exit_code, 0);
+  EXPECT_EQ(run_tool(tool + " query").out, "WU 42  failed, error_mask 32\nWU 43  failed, error_mask 8\n");
 }
 
 }  // namespace

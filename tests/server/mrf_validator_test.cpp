@@ -160,6 +160,21 @@ TEST(MrfValidator, CompareEqualResultsAndOneFlippedLabel) {
   EXPECT_EQ(line_count(run.err), 1) << run.err;
 }
 
+// script_validator (1.6+) takes exit 3 from the compare script as "look again
+// later"; helix-validate used to turn every verdict but valid into 1, "not
+// equivalent", which marks results invalid. A file lost on the server after
+// init checked it is such a case: neither result is at fault.
+TEST(MrfValidator, CompareSaysTransientWhenAResultFileIsLostAfterInit) {
+  const GenuineResult a = genuine_result("cmpt_a");
+  const GenuineResult b = genuine_result("cmpt_b");
+  std::filesystem::remove(b.labels_path);
+  const ToolRun run = run_tool(std::string(HELIX_VALIDATE) + " compare " + a.labels_path + " " + a.summary_path + " " +
+                               b.labels_path + " " + b.summary_path);
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_EQ(line_count(run.err), 1) << run.err;
+  EXPECT_NE(run.err.find("transient"), std::string::npos) << run.err;
+}
+
 TEST(MrfValidator, CompareDifferentSummariesIsNotEquivalent) {
   const GenuineResult a = genuine_result("cmps_a");
   GenuineResult b = genuine_result("cmps_b");
