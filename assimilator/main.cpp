@@ -24,7 +24,7 @@
 // script_assimilator passes its keywords (wu_id, files, ...) and drops every
 // other word of --script, so options such as --db reach helix-assimilate only
 // through a wrapper script in bin/ (docs/deploy.md):
-//   script_assimilator --app helix --script "helix_assimilate wu_id files"
+//   script_assimilator --app helix --script helix_assimilate   (BOINC appends WU_ID FILE...)
 // It calls failed WUs as "helix_assimilate --error N WU_NAME WU_ID BATCH_ID".
 //
 // Test switch: HELIX_ASSIMILATE_KILL_AFTER_ROWS=N makes the process SIGKILL

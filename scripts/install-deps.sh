@@ -29,6 +29,12 @@ packages=(
   parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
   hmmer hmmer-examples mmseqs2-examples    # hmmsearch oracle; real protein sequences
   clang libclang-rt-14-dev                 # libFuzzer + ASan/UBSan for the parser fuzz targets (scripts/fuzz.sh)
+  # The real-server e2e test (tests/server_e2e) and scripts/local-project.sh: the
+  # upstream BOINC server built from source, with its own MariaDB, Apache + PHP
+  # and make_project's Python (MySQLdb).
+  autoconf automake libtool m4 make xz-utils
+  libcurl4-openssl-dev default-libmysqlclient-dev libssl-dev libzip-dev
+  mariadb-server apache2 libapache2-mod-php php-cli php-mysql php-xml python3-mysqldb
 )
 
 if [[ ${1:-} == --list ]]; then

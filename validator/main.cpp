@@ -15,8 +15,10 @@
 // and drops every other word, so init and --inputs DIR live in wrapper
 // scripts in bin/ (docs/deploy.md):
 //   script_validator --app helix
-//       --init_script "helix_validate_init files"          (helix-validate init --inputs DIR "$@")
-//       --compare_script "helix_validate_compare files files2"   (helix-validate compare "$@")
+//       --init_script helix_validate_init          (helix-validate init --inputs DIR "$@")
+//       --compare_script helix_validate_compare    (helix-validate compare "$@")
+// (the script name alone: BOINC then appends the files; server 1.6.2 drops
+// keywords written after the name, docs/deploy.md section 4).
 // The WU a result answers is told by its files' BOINC names, never by its
 // content (core/check_support.h, wu_of_result).
 #include <unistd.h>
