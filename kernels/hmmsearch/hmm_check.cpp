@@ -108,7 +108,7 @@ void read_scores(const std::string& path, Result& result) {
                 std::isfinite(s.score_bits) && std::isfinite(s.ln_p) && s.ln_p <= 0,
             at + "a score or ln_p out of range");
     require(!s.viterbi_run || !std::isinf(s.viterbi_nats) || s.viterbi_nats > 0, at + "viterbi_nats is -inf");
-    require(s.reported == (std::exp(s.ln_p) * options.database_sequences <= options.report_evalue),
+    require(s.reported == (hmmer_evalue(s.ln_p, options.database_sequences) <= options.report_evalue),
             at + "reported disagrees with its E-value and -E");
   }
   for (std::uint32_t p = 0; p < params.profile_count; ++p)

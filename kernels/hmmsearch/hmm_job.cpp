@@ -514,7 +514,7 @@ QueryReport query_report_of(const ProfileOutcome& profile, std::uint32_t index, 
     const TargetDomains& found = row.domains;
     // hmmsearch keeps in its hit list what survived domain definition with
     // an E-value within -E (p7_Pipeline, with -Z given).
-    if (found.scores.dropped || std::exp(found.scores.ln_p) * report.options.Z > report.options.E) continue;
+    if (found.scores.dropped || hmmer_evalue(found.scores.ln_p, report.options.Z) > report.options.E) continue;
     DomainDefinition definition = found.definition;
     report.targets.push_back(
         report_target(row.name, "", row.description, found.length, found.scores, std::move(definition)));

@@ -8,6 +8,7 @@
 
 #include "core/text_format.h"
 #include "hmm_filters.h"
+#include "hmm_float_mode.h"
 
 namespace helix::hmm {
 
@@ -24,6 +25,11 @@ double gumbel_survival(double x, double mu, double lambda) {
 }
 
 double exponential_log_survival(double x, double mu, double lambda) { return x < mu ? 0.0 : -lambda * (x - mu); }
+
+double hmmer_evalue(double ln_p, double search_space) {
+  const HmmerFloatMode hmmer_mode;
+  return std::exp(ln_p) * search_space;
+}
 
 namespace {
 
@@ -149,7 +155,7 @@ ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& target
     if (std::exp(exponential_log_survival(filtered, profile.forward_tau, profile.forward_lambda)) > options.F3) continue;
     target.score_bits = bits_over(target.forward_nats, target.null_nats);
     target.ln_p = exponential_log_survival(target.score_bits, profile.forward_tau, profile.forward_lambda);
-    target.reported = std::exp(target.ln_p) * Z <= options.report_evalue;
+    target.reported = hmmer_evalue(target.ln_p, Z) <= options.report_evalue;
     search.passed.push_back(target);
   }
   search.counts.past_forward = search.passed.size();

@@ -49,6 +49,14 @@ struct ChunkSearch {
 // P-values as Easel computes them.
 double gumbel_survival(double x, double mu, double lambda);
 double exponential_log_survival(double x, double mu, double lambda);
+// An E-value as hmmsearch computes and prints it: exp(ln_p) times the search
+// space (Z, or domZ for a domain's conditional E-value), in HMMER's float mode
+// (hmm_float_mode.h). A strong hit's exp(ln_p) below the smallest normal double
+// (scores above about 1,020 bits) is then 0, as hmmsearch prints it, not a
+// subnormal such as 5.9e-319. Every report number and every threshold decision
+// on an E-value goes through here, in the app, the validator and the server's
+// merged report alike.
+double hmmer_evalue(double ln_p, double search_space);
 
 // Runs the pipeline; the engine must hold `targets` and `profile`.
 ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,

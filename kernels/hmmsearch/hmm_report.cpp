@@ -88,7 +88,7 @@ double apply_thresholds(QueryReport& report) {
   const ReportOptions& options = report.options;
   int reported_targets = 0;
   for (ReportTarget& target : report.targets) {
-    const double evalue = std::exp(target.ln_p) * options.Z;
+    const double evalue = hmmer_evalue(target.ln_p, options.Z);
     target.reported = evalue <= options.E;
     target.included = target.reported && evalue <= options.incE;
     reported_targets += target.reported ? 1 : 0;
@@ -98,7 +98,7 @@ double apply_thresholds(QueryReport& report) {
   for (ReportTarget& target : report.targets) {
     target.nreported = target.nincluded = 0;
     for (DomainHit& domain : target.domains) {
-      const double evalue = std::exp(domain.ln_p) * report.domZ;
+      const double evalue = hmmer_evalue(domain.ln_p, report.domZ);
       domain.reported = target.reported && evalue <= options.domE;
       domain.included = target.included && evalue <= options.incdomE;
       target.nreported += domain.reported ? 1 : 0;
@@ -146,8 +146,8 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
     const DomainHit& best = target.domains.at(target.best_domain);
     text += printf_text("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
                    tnamew, target.name.c_str(), taccw, or_dash(target.accession), qnamew, report.name.c_str(), qaccw,
-                   or_dash(report.accession), std::exp(target.ln_p) * Z, target.score_bits, sequence_bias(target),
-                   std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best), target.nexpected, target.nregions,
+                   or_dash(report.accession), hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target),
+                   hmmer_evalue(best.ln_p, Z), best.bitscore, domain_bias(best), target.nexpected, target.nregions,
                    target.nclustered, target.noverlaps, target.nenvelopes, static_cast<int>(target.domains.size()),
                    target.nreported, target.nincluded, or_dash(target.description));
   }
@@ -181,9 +181,9 @@ std::string domtblout_report_text(const QueryReport& report, bool header) {
       text += printf_text("%-*s %-*s %5ld %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld "
                      "%5d %5d %4.2f %s\n",
                      tnamew, target.name.c_str(), taccw, or_dash(target.accession), ali.L, qnamew, report.name.c_str(),
-                     qaccw, or_dash(report.accession), ali.M, std::exp(target.ln_p) * Z, target.score_bits,
-                     sequence_bias(target), ++number, target.nreported, std::exp(domain.ln_p) * report.domZ,
-                     std::exp(domain.ln_p) * Z, domain.bitscore, domain_bias(domain), ali.hmmfrom, ali.hmmto,
+                     qaccw, or_dash(report.accession), ali.M, hmmer_evalue(target.ln_p, Z), target.score_bits,
+                     sequence_bias(target), ++number, target.nreported, hmmer_evalue(domain.ln_p, report.domZ),
+                     hmmer_evalue(domain.ln_p, Z), domain.bitscore, domain_bias(domain), ali.hmmfrom, ali.hmmto,
                      ali.sqfrom, ali.sqto, domain.ienv, domain.jenv, domain_accuracy(domain),
                      or_dash(target.description));
     }
@@ -220,8 +220,8 @@ std::string target_list_text(const QueryReport& report) {
       threshold_shown = true;
     }
     const DomainHit& best = target.domains.at(target.best_domain);
-    text += printf_text("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', std::exp(target.ln_p) * Z,
-                   target.score_bits, sequence_bias(target), std::exp(best.ln_p) * Z, best.bitscore, domain_bias(best),
+    text += printf_text("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', hmmer_evalue(target.ln_p, Z),
+                   target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z), best.bitscore, domain_bias(best),
                    target.nexpected, target.nreported, namew, target.name.c_str());
     text += " " + clipped(target.description, report.options.textw, descw) + "\n";
   }
@@ -232,8 +232,8 @@ std::string target_list_text(const QueryReport& report) {
 std::string domain_row(const DomainHit& domain, int number, double domZ, double Z) {
   const AlignmentDisplay& ali = domain.alignment;
   std::string row = printf_text(" %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c", number, domain.included ? '!' : '?',
-                           domain.bitscore, domain_bias(domain), std::exp(domain.ln_p) * domZ,
-                           std::exp(domain.ln_p) * Z, ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
+                           domain.bitscore, domain_bias(domain), hmmer_evalue(domain.ln_p, domZ),
+                           hmmer_evalue(domain.ln_p, Z), ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
                            ali.hmmto == ali.M ? ']' : '.');
   row += printf_text(" %7ld %7ld %c%c", ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.', ali.sqto == ali.L ? ']' : '.');
   row += printf_text(" %7d %7d %c%c", domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
@@ -269,7 +269,7 @@ std::string target_domains_text(const QueryReport& report, const ReportTarget& t
     if (!domain.reported) continue;
     text += printf_text("  == domain %d", ++number);
     text += printf_text("  score: %.1f bits", domain.bitscore);
-    text += printf_text(";  conditional E-value: %.2g\n", std::exp(domain.ln_p) * report.domZ);
+    text += printf_text(";  conditional E-value: %.2g\n", hmmer_evalue(domain.ln_p, report.domZ));
     text += alignment_display_text(domain.alignment, report.name, target.name, options.textw, 40);
     text += "\n";
   }

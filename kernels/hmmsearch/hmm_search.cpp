@@ -23,7 +23,7 @@ std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::v
     const int L = static_cast<int>(target.codes.size());
     DomainDefinition definition = define_domains(profile, target.codes.data(), L, &posteriors[p]);
     const TargetScores scores = score_target(profile, result.forward_nats, result.null_nats, L, definition);
-    if (scores.dropped || std::exp(scores.ln_p) * Z > options.report_evalue) return;
+    if (scores.dropped || hmmer_evalue(scores.ln_p, Z) > options.report_evalue) return;
     kept[p] = report_target(target.name, "", target.description, L, scores, std::move(definition));
   };
   std::atomic<std::size_t> next{0};

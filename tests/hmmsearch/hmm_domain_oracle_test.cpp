@@ -185,6 +185,34 @@ TEST_P(HmmDomainOraclePlanted, ReportsEqualHmmsearchs) {
   expect_same_reports(hmm, fasta);
 }
 
+// Strong hits of a long profile: its consensus (hmmemit -c) cut to every
+// 1/40 of its length from half to all of it, among 300 real proteins. For
+// SMC_N (M 1142) and Patched (M 803) the scores run from about 500 to over
+// 1,500 bits, through the range (about 1,020 to 1,075 bits at Z = 1e6) where
+// exp(ln P) is a subnormal double: hmmsearch, in flush-to-zero mode, prints
+// those E-values as 0 (hmmer_evalue()).
+class HmmDomainOracleStrong : public HmmDomainOracle {};
+
+TEST_P(HmmDomainOracleStrong, SubnormalEValuesPrintAsHmmsearchsZero) {
+  const std::string hmm = kExamples + GetParam();
+  std::string consensus;
+  {
+    TempDir dir;
+    const std::string plain = dir.file("model.hmm"), emitted = dir.file("consensus.fa");
+    write_file_atomic(plain, read_text_maybe_gzipped(hmm));
+    const CommandResult result =
+        run_command("/usr/bin/hmmemit -c -o " + shell_quoted(emitted) + " " + shell_quoted(plain));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const std::string record = read_file_text(emitted);
+    for (char c : record.substr(record.find('\n') + 1)) if (c != '\n') consensus += c;
+  }
+  ASSERT_GE(consensus.size(), 800u) << "a long profile";
+  std::string fasta = first_records(database_text(), 300);
+  for (int k = 20; k <= 40; ++k)
+    fasta += ">consensus_" + std::to_string(k) + "_of_40\n" + consensus.substr(0, consensus.size() * k / 40) + "\n";
+  expect_same_reports(hmm, fasta);
+}
+
 std::string profile_test_name(const ::testing::TestParamInfo<const char*>& info) {
   std::string name = fs::path(info.param).filename().string();
   name = name.substr(0, name.find('.'));
@@ -199,6 +227,9 @@ INSTANTIATE_TEST_SUITE_P(EveryExampleProfile, HmmDomainOracle,
                                            "testsuite/SMC_N.hmm.gz", "testsuite/Patched.hmm.gz",
                                            "testsuite/LuxC.hmm.gz", "testsuite/2OG-FeII_Oxy_3.hmm.gz"),
                          profile_test_name);
+
+INSTANTIATE_TEST_SUITE_P(LongProfiles, HmmDomainOracleStrong,
+                         ::testing::Values("testsuite/SMC_N.hmm.gz", "testsuite/Patched.hmm.gz"), profile_test_name);
 
 INSTANTIATE_TEST_SUITE_P(PlantedHomologs, HmmDomainOraclePlanted,
                          ::testing::Values("tutorial/globins4.hmm", "tutorial/fn3.hmm", "tutorial/Pkinase.hmm",
