@@ -75,9 +75,9 @@ class SlidingGlcm {
   GlcmSums sums_{};
 };
 
-void add_features(const GlcmSums& sums, FixedFeatures& out) {
+void add_features(const GlcmSums& sums, const std::vector<std::int64_t>& xlogx, FixedFeatures& out) {
   double f[kFeatureCount];
-  haralick_features(sums, f);
+  haralick_features(sums, xlogx[static_cast<std::size_t>(sums.total)], f);
   for (int k = 0; k < kFeatureCount; ++k) out[k] += feature_to_fixed(k, f[k]);
 }
 
@@ -131,12 +131,12 @@ class CpuEngine final : public GlcmEngine {
     const std::uint8_t* centre = levels + static_cast<std::ptrdiff_t>(run.y) * image_.width + run.x;
     glcm.clear();
     for (std::ptrdiff_t p : plan.all) glcm.update(centre[p], centre[p + plan.delta], +1);
-    add_features(glcm.sums(), sums[run.first]);
+    add_features(glcm.sums(), xlogx_, sums[run.first]);
     for (int step = 1; step < run.count; ++step) {
       for (std::ptrdiff_t p : plan.removed) glcm.update(centre[p], centre[p + plan.delta], -1);
       ++centre;
       for (std::ptrdiff_t p : plan.added) glcm.update(centre[p], centre[p + plan.delta], +1);
-      add_features(glcm.sums(), sums[run.first + step]);
+      add_features(glcm.sums(), xlogx_, sums[run.first + step]);
     }
   }
 

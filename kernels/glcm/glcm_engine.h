@@ -88,7 +88,17 @@ std::unique_ptr<GlcmEngine> make_gpu_engine(int device);
 // Number of usable CUDA devices (0 without a driver or GPU; never throws).
 int glcm_gpu_device_count();
 
-// The entropy table X(0..max_count) (xlogx_fixed), shared by both engines.
+// X(x) = round(2^44 x ln x) for 0 <= x < kMaxTotal (0 for x = 0, 1), the value
+// docs/glcm.md defines, rounded once from x ln x computed in binary128 (113-bit
+// significand, about 2^-80 absolute here, where the rounding needs 2^-44); throws
+// std::logic_error should x ln x ever fall too near a rounding boundary to tell.
+// The entropy of a histogram x_k with total S is (X(S) - sum X(x_k)) / (2^44 S):
+// an exact integer numerator, one rounding at the end, exactly 0 for a single
+// non-empty bin, and a mutual information of exactly 0 for a GLCM whose rows
+// are proportional. For x < 2^15, X < 2^62.4 and sums of X over bins of total
+// x stay below X(x). Host only: the engines read it from xlogx_table().
+std::int64_t xlogx_fixed(std::int64_t x);
+// The entropy table X(0..max_count) (xlogx_fixed), shared by every engine.
 std::vector<std::int64_t> xlogx_table(int max_count);
 // The largest count a window's histograms reach: S = 2 x pairs of the disc.
 int max_window_total(int radius);

@@ -6,7 +6,8 @@
 //
 // Contents:
 //   GlcmSums              what a GLCM reduces to: 14 exact int64 sums
-//   xlogx_fixed()         round(2^44 x ln x): the entropy table
+//   X(x) = round(2^44 x ln x), the entropy table: xlogx_fixed() (glcm_engine.h),
+//                         computed exactly on the host; engines read it from a table
 //   idm_numerator()       sum d(k) / (1 + k^2) in one fixed summation tree
 //   add_pair_linear()     the part of a pair's contribution that needs no counts
 //   haralick_features()   the 13 doubles of a GlcmSums
@@ -53,7 +54,7 @@ enum Feature : int {
 // A symmetric GLCM c (c = N + N^T, N the ordered pair counts) reduced to exact
 // integer sums. With r(i) = sum_j c(i,j) the marginal, s(k) = sum_{i+j=k} c the
 // sum histogram and d(k) = sum_{|i-j|=k} c the difference histogram (levels
-// and bins from 0), and X(x) = xlogx_fixed(x):
+// and bins from 0), and X(x) = xlogx_fixed(x) = round(2^44 x ln x):
 struct GlcmSums {
   std::int64_t total;               // S = sum c(i,j) = 2 x pairs
   std::int64_t sum_counts_squared;  // sum c(i,j)^2
@@ -70,18 +71,6 @@ struct GlcmSums {
   std::int64_t difference_xlogx;    // sum X(d(k))
   double idm_numerator;             // idm_numerator(d): sum d(k) / (1 + k^2), not a running sum
 };
-
-// round(2^44 x ln x) for x >= 0 (0 for x = 0, 1). The entropy of a histogram
-// x_k with total S is then (X(S) - sum X(x_k)) / (2^44 S): an exact integer
-// numerator, one rounding at the end, exactly 0 for a single non-empty bin.
-// For x < 2^15 = kMaxTotal, X < 2^62.4 and sums of X over bins of total x
-// stay below X(x). The grid 2^-44 is finer than the double x ln x itself
-// for x above ~40; below, it bounds the table's error at 2^-45.
-HELIX_GLCM_HD std::int64_t xlogx_fixed(std::int64_t x) {
-  if (x <= 1) return 0;
-  const double v = static_cast<double>(x);
-  return llrint(ldexp(v * glcm_log(v), kFixedBits));
-}
 
 // The inverse difference moment's numerator sum_k d(k) / (1 + k^2) over the
 // difference histogram d(0..levels-1), summed in a fixed binary tree over 64
@@ -129,14 +118,15 @@ HELIX_GLCM_HD void add_pair_linear(GlcmSums& g, int a, int b, int sign) {
 // The 13 Haralick features of a symmetric GLCM, natural log, p = c / S, into
 // out[0..12] (f1..f13, see Feature). Requires 0 < S < kMaxTotal (glcm_sums()
 // checks it; a window has S <= 1594) so every int64 product below is exact.
+// total_xlogx is X(S), from the same exact table as the X sums (xlogx_fixed()).
 // Edge cases (docs/glcm.md): correlation is 1 when the marginal variance is 0
 // (a single grey level; as skimage); IMC1 is 0 when HX = 0; the mutual
 // information 2 HX - HXY is clamped at 0 against the tables' rounding.
-HELIX_GLCM_HD void haralick_features(const GlcmSums& g, double out[kFeatureCount]) {
+HELIX_GLCM_HD void haralick_features(const GlcmSums& g, std::int64_t total_xlogx, double out[kFeatureCount]) {
   const std::int64_t S = g.total;
   const double s = static_cast<double>(S);
   const double s2 = s * s;  // exact: S < 2^15
-  const std::int64_t x_total = xlogx_fixed(S);
+  const std::int64_t x_total = total_xlogx;
 
   const std::int64_t marginal_var_num = S * g.marginal_second - g.marginal_first * g.marginal_first;
   const std::int64_t covariance_num = S * g.cross_moment - g.marginal_first * g.marginal_first;

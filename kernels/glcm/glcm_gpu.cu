@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) slide_kernel(KernelArgume
   }
   if (lane < segment.count) {
     double features[kFeatureCount];
-    haralick_features(mine, features);
+    haralick_features(mine, xlogx[mine.total], features);
     unsigned long long* out = args.window_sums + static_cast<std::size_t>(segment.first + lane) * kFeatureCount;
     for (int k = 0; k < kFeatureCount; ++k)
       atomicAdd(out + k, static_cast<unsigned long long>(feature_to_fixed(k, features[k])));

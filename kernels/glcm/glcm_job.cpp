@@ -245,6 +245,9 @@ GlcmParams parse_glcm_params(const nlohmann::json& json) {
   if (json.contains("map_distance")) {
     if (!json.at("map_distance").is_number_integer()) throw InputError("glcm params: \"map_distance\" must be an integer");
     params.map_distance = json.at("map_distance").get<int>();
+    if (params.map_distance != 0 && (params.map_distance < 1 || params.map_distance > kMaxDistance))
+      throw InputError("glcm params: \"map_distance\" " + std::to_string(params.map_distance) +
+                       " is outside 1..25 (a window is 33 px wide), or 0 for no maps");
     if (params.map_distance != 0 &&
         std::find(params.distances.begin(), params.distances.end(), params.map_distance) == params.distances.end())
       throw InputError("glcm params: \"map_distance\" " + std::to_string(params.map_distance) +

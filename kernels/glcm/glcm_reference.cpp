@@ -4,7 +4,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <quadmath.h>
+
 #include "glcm.h"
+#include "glcm_engine.h"
 
 namespace helix::glcm {
 namespace {
@@ -79,6 +82,19 @@ std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_di
   return counts;
 }
 
+std::int64_t xlogx_fixed(std::int64_t x) {
+  if (x <= 1) return 0;
+  if (x >= kMaxTotal) throw std::invalid_argument("glcm: X(" + std::to_string(x) + ") is beyond the table's range");
+  // x ln x < 2^18.3 here: binary128 holds it to about 2^-94, and logq errs by
+  // an ulp or so; 2^44 x ln x is then known to about 2^-49, far finer than the
+  // integer it is rounded to.
+  const __float128 scaled = ldexpq(static_cast<__float128>(x) * logq(static_cast<__float128>(x)), kFixedBits);
+  const __float128 rounded = roundq(scaled);
+  if (fabsq(fabsq(scaled - rounded) - 0.5Q) < 0x1p-30Q)
+    throw std::logic_error("glcm: X(" + std::to_string(x) + ") is too near a rounding boundary to round once");
+  return static_cast<std::int64_t>(rounded);
+}
+
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
   if (levels < 2 || levels > kMaxLevels || counts.size() != static_cast<std::size_t>(levels) * levels)
     throw std::invalid_argument("glcm: counts are not an L x L matrix with 2 <= L <= 64");
@@ -124,7 +140,7 @@ GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
 Features features_of_glcm(const std::vector<std::int32_t>& counts, int levels) {
   const GlcmSums sums = glcm_sums(counts, levels);
   Features f{};
-  haralick_features(sums, f.data());
+  haralick_features(sums, xlogx_fixed(sums.total), f.data());
   return f;
 }
 

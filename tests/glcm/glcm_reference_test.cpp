@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "glcm.h"
+#include "glcm_engine.h"
 
 namespace helix::glcm {
 namespace {
@@ -153,6 +154,48 @@ TEST(GlcmFeatures, SingleGreyLevelEdgeCases) {
 TEST(GlcmFeatures, EmptyGlcmIsRefused) {
   EXPECT_THROW(glcm_sums(std::vector<std::int32_t>(64 * 64, 0), 64), std::invalid_argument);
   EXPECT_THROW(glcm_sums(std::vector<std::int32_t>(10, 1), 64), std::invalid_argument);
+}
+
+// A GLCM whose rows are proportional ({(5,5):20, (5,6):40, (6,5):40, (6,6):80},
+// S = 180, met at 16 levels by displacement (-25, 2) in a real image) has
+// HXY = 2 HX exactly: the mutual information, IMC1 and IMC2 are exactly 0.
+// Four entries of the old table (x = 60, 80, 120, 180, rounded from a double
+// product) were a unit of 2^-44 off, and IMC2 came out as 5.05e-8.
+TEST(GlcmFeatures, ProportionalRowsHaveNoMutualInformation) {
+  std::vector<std::int32_t> counts(16 * 16, 0);
+  counts[5 * 16 + 5] = 20, counts[5 * 16 + 6] = 40, counts[6 * 16 + 5] = 40, counts[6 * 16 + 6] = 80;
+  const Features f = features_of_glcm(counts, 16);
+  EXPECT_EQ(f[kInformationCorrelation2], 0.0);
+  EXPECT_EQ(f[kInformationCorrelation1], 0.0);
+  const GlcmSums g = glcm_sums(counts, 16);
+  EXPECT_EQ(2 * (xlogx_fixed(g.total) - g.marginal_xlogx), xlogx_fixed(g.total) - g.cell_xlogx);
+}
+
+// X(x) = round(2^44 x ln x), as docs/glcm.md defines it, for every count a GLCM
+// of the reference can hold (0 .. 2^15 - 1; the engines' table is its start),
+// against Python's decimal module at 60 digits, an independent exact computation.
+TEST(GlcmFeatures, EntropyTableIsTheCorrectlyRoundedDefinition) {
+  if (std::system("/usr/bin/python3 -c 'import decimal' >/dev/null 2>&1") != 0) GTEST_SKIP() << "needs /usr/bin/python3";
+  const std::string script =
+      "import decimal\n"
+      "decimal.getcontext().prec = 60\n"
+      "scale = decimal.Decimal(2) ** 44\n"
+      "for x in range(32768):\n"
+      "    v = 0 if x <= 1 else (decimal.Decimal(x) * decimal.Decimal(x).ln() * scale)"
+      ".to_integral_value(rounding=decimal.ROUND_HALF_EVEN)\n"
+      "    print(v)\n";
+  FILE* pipe = popen(("/usr/bin/python3 -c '" + script + "'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  const std::vector<std::int64_t> table = xlogx_table(static_cast<int>(kMaxTotal) - 1);
+  long long expected = 0;
+  std::size_t x = 0, wrong = 0;
+  for (; std::fscanf(pipe, "%lld", &expected) == 1; ++x) {
+    ASSERT_LT(x, table.size());
+    if (table[x] != expected && ++wrong <= 5) ADD_FAILURE() << "X(" << x << ") = " << table[x] << ", exactly " << expected;
+  }
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(x, table.size());
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST(GlcmWindowFeatures, VerticalStripesAtDistanceOne) {
