@@ -123,6 +123,13 @@ TEST_F(GlcmJob, ParamsRefuseAbsurdValues) {
         with("images", {{{"name", "a/b"}, {"image", "image_0"}}}),
         with("images", {{{"name", "a"}, {"image", "i"}}, {{"name", "a"}, {"image", "j"}}}), nlohmann::json(3)})
     EXPECT_THROW(parse_glcm_params(bad), InputError) << "accepted " << bad.dump();
+  // A map distance out of range names the range, as "distances" does.
+  try {
+    parse_glcm_params(with("map_distance", 30));
+    ADD_FAILURE() << "map_distance 30 accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("outside 1..25"), std::string::npos) << error.what();
+  }
 }
 
 TEST_F(GlcmJob, BlocksEqualTheReferenceOverEveryWindow) {
