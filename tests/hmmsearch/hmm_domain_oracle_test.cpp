@@ -151,25 +151,28 @@ TEST_F(HmmDomainOracle, PkinaseAndFn3FullDatabase) {
 // hmmemit samples planted among 2,000 real proteins: one sample each, and
 // two or three samples joined by real sequence (multi-domain targets, so the
 // stochastic clustering decides their envelopes).
+// hmmemit's FASTA for the model in `hmm` (maybe gzipped) with `options`.
+std::string hmmemit(const std::string& hmm, const std::string& options) {
+  TempDir dir;
+  const std::string plain = dir.file("model.hmm"), emitted = dir.file("emitted.fa");
+  write_file_atomic(plain, read_text_maybe_gzipped(hmm));
+  const CommandResult result =
+      run_command("/usr/bin/hmmemit " + options + " -o " + shell_quoted(emitted) + " " + shell_quoted(plain));
+  if (result.exit_code != 0) throw std::runtime_error("hmmemit " + options + ": " + result.output);
+  return read_file_text(emitted);
+}
+
+// The residues of one FASTA record's text.
+std::string residues(const std::string& record) {
+  std::string letters;
+  for (char c : record.substr(record.find('\n') + 1)) if (c != '\n') letters += c;
+  return letters;
+}
+
 TEST_P(HmmDomainOraclePlanted, ReportsEqualHmmsearchs) {
   const std::string hmm = kExamples + GetParam();
-  std::string emitted;
-  {
-    TempDir dir;
-    const std::string plain = dir.file("model.hmm"), sampled = dir.file("sampled.fa");
-    write_file_atomic(plain, read_text_maybe_gzipped(hmm));
-    const CommandResult result =
-        run_command("/usr/bin/hmmemit -N 40 --seed 11 -o " + shell_quoted(sampled) + " " + shell_quoted(plain));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    emitted = read_file_text(sampled);
-  }
-  const std::vector<std::string> samples = record_texts(emitted);
+  const std::vector<std::string> samples = record_texts(hmmemit(hmm, "-N 40 --seed 11"));
   ASSERT_EQ(samples.size(), 40u);
-  auto residues = [](const std::string& record) {
-    std::string letters;
-    for (char c : record.substr(record.find('\n') + 1)) if (c != '\n') letters += c;
-    return letters;
-  };
   const std::vector<std::string> real = record_texts(first_records(database_text(), 2000));
   std::string fasta;
   for (std::size_t r = 0; r < real.size(); ++r) {
@@ -195,17 +198,7 @@ class HmmDomainOracleStrong : public HmmDomainOracle {};
 
 TEST_P(HmmDomainOracleStrong, SubnormalEValuesPrintAsHmmsearchsZero) {
   const std::string hmm = kExamples + GetParam();
-  std::string consensus;
-  {
-    TempDir dir;
-    const std::string plain = dir.file("model.hmm"), emitted = dir.file("consensus.fa");
-    write_file_atomic(plain, read_text_maybe_gzipped(hmm));
-    const CommandResult result =
-        run_command("/usr/bin/hmmemit -c -o " + shell_quoted(emitted) + " " + shell_quoted(plain));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    const std::string record = read_file_text(emitted);
-    for (char c : record.substr(record.find('\n') + 1)) if (c != '\n') consensus += c;
-  }
+  const std::string consensus = residues(hmmemit(hmm, "-c"));
   ASSERT_GE(consensus.size(), 800u) << "a long profile";
   std::string fasta = first_records(database_text(), 300);
   for (int k = 20; k <= 40; ++k)
