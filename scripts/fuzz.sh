@@ -36,7 +36,8 @@ sources=(core/byte_codec core/fasta core/file_io core/names
 flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -Ikernels -Ikernels/core -Ikernels/glcm -Ikernels/hmmsearch -Ikernels/mrf
        -Ikernels/swsearch -Itests/fuzz -I/usr/include/libpng16)
-libs=(-lzstd -lpng16 -lsqlite3 -lz -lm -lpthread)
+# libquadmath (GCC's, static: glcm's exact entropy table) by path: clang does not search GCC's directory for it.
+libs=(-lzstd -lpng16 -lsqlite3 -lz -lm -lpthread "$(g++ -print-file-name=libquadmath.a)")
 
 have_clang() {
   command -v "$cxx" >/dev/null || return 1

@@ -4,8 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <quadmath.h>
-
 #include "glcm.h"
 #include "glcm_engine.h"
 
@@ -82,17 +80,26 @@ std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_di
   return counts;
 }
 
+// libquadmath's binary128 natural logarithm (GCC's runtime library, linked
+// statically). Declared here rather than through <quadmath.h>, which only GCC
+// ships, so that clang (the fuzz build) compiles this file too.
+extern "C" __float128 logq(__float128);
+
 std::int64_t xlogx_fixed(std::int64_t x) {
   if (x <= 1) return 0;
   if (x >= kMaxTotal) throw std::invalid_argument("glcm: X(" + std::to_string(x) + ") is beyond the table's range");
   // x ln x < 2^18.3 here: binary128 holds it to about 2^-94, and logq errs by
-  // an ulp or so; 2^44 x ln x is then known to about 2^-49, far finer than the
-  // integer it is rounded to.
-  const __float128 scaled = ldexpq(static_cast<__float128>(x) * logq(static_cast<__float128>(x)), kFixedBits);
-  const __float128 rounded = roundq(scaled);
-  if (fabsq(fabsq(scaled - rounded) - 0.5Q) < 0x1p-30Q)
+  // an ulp or so; 2^44 x ln x (the scaling is exact) is then known to about
+  // 2^-49, far finer than the integer it is rounded to. x ln x is irrational
+  // for x >= 2, so no value is exactly halfway; one too near to tell is refused.
+  const __float128 value = static_cast<__float128>(x);
+  const __float128 scaled = value * logq(value) * static_cast<__float128>(std::ldexp(1.0, kFixedBits));
+  const std::int64_t rounded = static_cast<std::int64_t>(scaled + static_cast<__float128>(0.5));
+  const __float128 distance = scaled - static_cast<__float128>(rounded);  // in [-0.5, 0.5)
+  const __float128 margin = static_cast<__float128>(0.5) - (distance < 0 ? -distance : distance);
+  if (margin < static_cast<__float128>(std::ldexp(1.0, -30)))
     throw std::logic_error("glcm: X(" + std::to_string(x) + ") is too near a rounding boundary to round once");
-  return static_cast<std::int64_t>(rounded);
+  return rounded;
 }
 
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
