@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/file_io.h"
 #include "results_db.h"
 
 namespace {
@@ -107,16 +108,12 @@ long long error_wu_id(const std::vector<std::string>& positional) {
   throw std::runtime_error("--error takes WU_ID, or WU_NAME WU_ID BATCH_ID");
 }
 
-// A file BOINC names but the server cannot read is the server's trouble
-// (upload directory, permissions), not the result's.
-void require_readable(const std::vector<std::string>& files) {
-  for (const std::string& file : files)
-    if (::access(file.c_str(), R_OK) != 0) throw std::runtime_error("result file " + file + " is missing or unreadable");
-}
-
 // Stores the result, or records why it cannot be stored (see the exit codes).
 void assimilate(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
-  require_readable(files);
+  // A file BOINC names but the server cannot read is the server's trouble
+  // (upload directory, permissions), not the result's.
+  if (const auto lost = helix::first_unreadable(files))
+    throw std::runtime_error("result file " + *lost + " is missing or unreadable");
   try {
     helix::store_result(db, wu_id, files);
   } catch (const helix::InputError& error) {

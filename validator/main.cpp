@@ -21,14 +21,12 @@
 // keywords written after the name, docs/deploy.md section 4).
 // The WU a result answers is told by its files' BOINC names, never by its
 // content (core/check_support.h, wu_of_result).
-#include <unistd.h>
-
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/file_io.h"
 #include "core/kind.h"
 #include "result_kind.h"
 
@@ -54,18 +52,12 @@ int run_init(const std::vector<std::string>& args) {
   return report(kind.check_result(files, options), "init");
 }
 
-// BOINC compares only results that passed init: a file that is gone or
-// unreadable now was lost on the server, which is no verdict on either result.
-std::optional<std::string> lost_file(const std::vector<std::string>& files) {
-  for (const std::string& file : files)
-    if (::access(file.c_str(), R_OK) != 0) return file;
-  return std::nullopt;
-}
-
 int run_compare(const std::vector<std::string>& files) {
   if (files.empty() || files.size() % 2 != 0)
     throw helix::InputError("compare needs the files of two results (an even, non-zero count)");
-  if (const auto lost = lost_file(files))
+  // BOINC compares only results that passed init: a file that is gone or
+  // unreadable now was lost on the server, which is no verdict on either result.
+  if (const auto lost = helix::first_unreadable(files))
     return report({helix::Verdict::kTransient, "result file " + *lost + " is gone or unreadable since it was checked"},
                   "compare");
   const std::vector<std::string> a(files.begin(), files.begin() + files.size() / 2);

@@ -11,6 +11,12 @@
 
 namespace helix {
 
+std::optional<std::string> first_unreadable(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths)
+    if (::access(path.c_str(), R_OK) != 0) return path;
+  return std::nullopt;
+}
+
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw InputError("cannot open " + path + ": " + std::strerror(errno));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "glcm.h"
 #include "glcm_engine.h"
@@ -85,13 +86,14 @@ std::vector<std::int32_t> glcm_of_rectangle(const GreyImage& image, int level_di
 // ships, so that clang (the fuzz build) compiles this file too.
 extern "C" __float128 logq(__float128);
 
-std::int64_t xlogx_fixed(std::int64_t x) {
-  if (x <= 1) return 0;
-  if (x >= kMaxTotal) throw std::invalid_argument("glcm: X(" + std::to_string(x) + ") is beyond the table's range");
-  // x ln x < 2^18.3 here: binary128 holds it to about 2^-94, and logq errs by
-  // an ulp or so; 2^44 x ln x (the scaling is exact) is then known to about
-  // 2^-49, far finer than the integer it is rounded to. x ln x is irrational
-  // for x >= 2, so no value is exactly halfway; one too near to tell is refused.
+namespace {
+
+// X(x) for 2 <= x < kMaxTotal, from binary128. x ln x < 2^18.3 here: binary128
+// holds it to about 2^-94, and logq errs by an ulp or so; 2^44 x ln x (the
+// scaling is exact) is then known to about 2^-49, far finer than the integer it
+// is rounded to. x ln x is irrational for x >= 2, so no value is exactly
+// halfway; one too near to tell is refused.
+std::int64_t exact_xlogx(std::int64_t x) {
   const __float128 value = static_cast<__float128>(x);
   const __float128 scaled = value * logq(value) * static_cast<__float128>(std::ldexp(1.0, kFixedBits));
   const std::int64_t rounded = static_cast<std::int64_t>(scaled + static_cast<__float128>(0.5));
@@ -100,6 +102,25 @@ std::int64_t xlogx_fixed(std::int64_t x) {
   if (margin < static_cast<__float128>(std::ldexp(1.0, -30)))
     throw std::logic_error("glcm: X(" + std::to_string(x) + ") is too near a rounding boundary to round once");
   return rounded;
+}
+
+// Every X(x) below kMaxTotal, computed once per process (a few ms): the
+// reference meets the same small counts in every GLCM, and logq is slow.
+const std::vector<std::int64_t>& exact_xlogx_table() {
+  static const std::vector<std::int64_t> table = [] {
+    std::vector<std::int64_t> values(static_cast<std::size_t>(kMaxTotal), 0);
+    for (std::int64_t x = 2; x < kMaxTotal; ++x) values[static_cast<std::size_t>(x)] = exact_xlogx(x);
+    return values;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::int64_t xlogx_fixed(std::int64_t x) {
+  if (x <= 1) return 0;
+  if (x >= kMaxTotal) throw std::invalid_argument("glcm: X(" + std::to_string(x) + ") is beyond the table's range");
+  return exact_xlogx_table()[static_cast<std::size_t>(x)];
 }
 
 GlcmSums glcm_sums(const std::vector<std::int32_t>& counts, int levels) {
