@@ -101,7 +101,13 @@ build_boinc_server() {
   rm -rf "$build_dir/boinc-server"
   mkdir -p "$boinc_src"
   tar -xJf "$tarball" -C "$boinc_src" --strip-components=1
+  # lib/ and sched/ each name their own library twice (libboinc.la and
+  # ../lib/libboinc.la), so a parallel make there can run two makes that write
+  # the same objects ("... is not a valid libtool object"). Building those
+  # libraries first leaves the second make nothing to do.
   (cd "$boinc_src" && ./_autosetup && ./configure --disable-client --disable-manager --enable-server --disable-fcgi &&
+    make -C lib -j"$(nproc)" libboinc.la libboinc_crypt.la &&
+    make -C sched -j"$(nproc)" libsched.la &&
     make -j"$(nproc)") >"$build_dir/boinc-server/build.log" 2>&1 ||
     { tail -n 40 "$build_dir/boinc-server/build.log" >&2; fail "the BOINC server did not build (log: $build_dir/boinc-server/build.log)"; }
   realpath "$tarball" >"$stamp"
