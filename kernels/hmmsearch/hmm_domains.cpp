@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "hmm_alidisplay.h"
 #include "hmm_filters.h"
@@ -35,17 +36,18 @@ bool is_multidomain_region(const DomainPosteriors& post, int i, int j, float rt3
   return best >= rt3;
 }
 
-class DomainDefiner {
+// Regions, and the envelopes of the sampled ones: everything of domain
+// definition before the envelopes are rescored.
+class DomainPlanner {
  public:
-  DomainDefiner(const SearchProfile& profile, const std::uint8_t* codes, int L, const DomainDefinitionOptions& options)
-      : profile_(profile), codes_(codes), L_(L), options_(options), random_(options.seed),
-        multihit_(odds_profile(profile, L, true)), unihit_(odds_profile(profile, L, false)) {}
+  DomainPlanner(const SearchProfile& profile, const std::uint8_t* codes, int L, const DomainDefinitionOptions& options)
+      : profile_(profile), codes_(codes), L_(L), options_(options), random_(options.seed) {}
 
-  DomainDefinition run(const DomainPosteriors& post) {
-    result_.null2_scores.assign(L_ + 1, 0.0f);
-    result_.nexpected = post.btot[L_];
+  DomainPlan run(const DomainPosteriors& post) {
+    plan_.definition.null2_scores.assign(L_ + 1, 0.0f);
+    plan_.definition.nexpected = post.btot[L_];
     scan_regions(post);
-    return std::move(result_);
+    return std::move(plan_);
   }
 
  private:
@@ -61,65 +63,28 @@ class DomainDefiner {
         else if (i == -1) i = j;
         if (post.mocc[j] >= options_.rt1) triggered = true;
       } else if (post.mocc[j] - (post.etot[j] - post.etot[j - 1]) < options_.rt2) {
-        define_region(post, i, j);
+        plan_region(post, i, j);
         i = -1;
         triggered = false;
       }
     }
   }
 
-  void define_region(const DomainPosteriors& post, int i, int j) {
-    ++result_.nregions;
+  // A region of one domain is its own envelope; one that looks like several
+  // gets the envelopes of stochastic traceback clustering (and its null2).
+  void plan_region(const DomainPosteriors& post, int i, int j) {
+    const int region = plan_.definition.nregions++;
     if (!is_multidomain_region(post, i, j, options_.rt3)) {
-      ++result_.nenvelopes;
-      rescore_envelope(i, j, false);
+      plan_.envelopes.push_back({i, j, region, false});
       return;
     }
-    ++result_.nclustered;
+    ++plan_.definition.nclustered;
+    if (!multihit_) multihit_ = odds_profile(profile_, L_, true);
     DpMatrix region_forward;
-    forward_matrix(codes_ + i - 1, j - i + 1, multihit_, region_forward);
+    forward_matrix(codes_ + i - 1, j - i + 1, *multihit_, region_forward);
     const std::vector<RegionEnvelope> envelopes = sample_region_envelopes(
-        multihit_, codes_, i, j, region_forward, options_, random_, result_.null2_scores);
-    int last_j = 0;
-    for (const RegionEnvelope& envelope : envelopes) {
-      if (envelope.i <= last_j) ++result_.noverlaps;
-      ++result_.nenvelopes;
-      if (rescore_envelope(envelope.i, envelope.j, true)) last_j = envelope.j;
-    }
-  }
-
-  // One envelope rescored alone (unihit, the target's length model): its
-  // Forward score, posteriors, null2 (unless sampling set it), and the
-  // optimal-accuracy alignment. False when the posteriors overflow (HMMER
-  // then takes the envelope for repetitive garbage and drops it).
-  bool rescore_envelope(int i, int j, bool null2_is_done) {
-    const int Ld = j - i + 1;
-    const std::uint8_t* envelope = codes_ + i - 1;
-    DpMatrix fwd, bck, pp, oa;
-    const float envsc = forward_matrix(envelope, Ld, unihit_, fwd);
-    backward_matrix(envelope, Ld, unihit_, fwd, bck);
-    if (!posterior_decoding(unihit_, fwd, bck, pp)) return false;
-    const float oasc = optimal_accuracy(unihit_, pp, oa);
-    Trace trace = optimal_accuracy_trace(unihit_, pp, oa);
-    for (int z = 0; z < trace.size(); ++z)
-      if (trace.i[z] > 0) trace.i[z] += i - 1;  // envelope to target coordinates
-
-    DomainHit domain;
-    domain.alignment = make_alignment_display(trace, profile_, codes_, L_);
-    if (!null2_is_done) {
-      const std::array<float, kCodes> null2 = null2_by_expectation(unihit_, pp);
-      for (int pos = i; pos <= j; ++pos) result_.null2_scores[pos] = std::log(null2[codes_[pos - 1]]);
-    }
-    float correction = 0.0f;
-    for (int pos = i; pos <= j; ++pos) correction += result_.null2_scores[pos];
-    domain.domcorrection_nats = correction;
-    domain.iali = static_cast<int>(domain.alignment.sqfrom);
-    domain.jali = static_cast<int>(domain.alignment.sqto);
-    domain.ienv = i, domain.jenv = j;
-    domain.envsc_nats = envsc;
-    domain.oasc = oasc;
-    result_.domains.push_back(std::move(domain));
-    return true;
+        *multihit_, codes_, i, j, region_forward, options_, random_, plan_.definition.null2_scores);
+    for (const RegionEnvelope& envelope : envelopes) plan_.envelopes.push_back({envelope.i, envelope.j, region, true});
   }
 
   const SearchProfile& profile_;
@@ -127,9 +92,37 @@ class DomainDefiner {
   int L_;
   DomainDefinitionOptions options_;
   EaselFastRandom random_;
-  OddsProfile multihit_, unihit_;
-  DomainDefinition result_;
+  std::optional<OddsProfile> multihit_;
+  DomainPlan plan_;
 };
+
+// A rescored envelope as a domain: its alignment, null2 (unless sampling set
+// it) and null2 correction. False when rescoring dropped it.
+bool add_domain(const SearchProfile& profile, const std::uint8_t* codes, int L, const PlannedEnvelope& envelope,
+                const EnvelopeRescore& rescored, DomainDefinition& result) {
+  if (!rescored.scores.ok) return false;
+  const int i = envelope.i, j = envelope.j;
+  Trace trace = trace_of_steps(rescored.steps.data(), static_cast<int>(rescored.steps.size()));
+  for (int z = 0; z < trace.size(); ++z)
+    if (trace.i[z] > 0) trace.i[z] += i - 1;  // envelope to target coordinates
+
+  DomainHit domain;
+  domain.alignment = make_alignment_display(trace, profile, codes, L);
+  if (!envelope.sampled) {
+    const std::array<float, kCodes> null2 = complete_null2(rescored.scores.null2_residues);
+    for (int pos = i; pos <= j; ++pos) result.null2_scores[pos] = std::log(null2[codes[pos - 1]]);
+  }
+  float correction = 0.0f;
+  for (int pos = i; pos <= j; ++pos) correction += result.null2_scores[pos];
+  domain.domcorrection_nats = correction;
+  domain.iali = static_cast<int>(domain.alignment.sqfrom);
+  domain.jali = static_cast<int>(domain.alignment.sqto);
+  domain.ienv = i, domain.jenv = j;
+  domain.envsc_nats = rescored.scores.envsc;
+  domain.oasc = rescored.scores.oasc;
+  result.domains.push_back(std::move(domain));
+  return true;
+}
 
 // log(L / (L + 3)) per residue outside the domains: the cost of the
 // unaligned residues under the N/C/J length model, as p7_Pipeline adds it.
@@ -139,12 +132,37 @@ double outside_residue_nats(int L) {
 
 }  // namespace
 
+DomainPlan plan_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
+                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options) {
+  const HmmerFloatMode hmmer_mode;
+  return DomainPlanner(profile, codes, L, options).run(posteriors);
+}
+
+DomainDefinition finish_domains(const SearchProfile& profile, const std::uint8_t* codes, int L, DomainPlan plan,
+                                const EnvelopeRescore* rescored) {
+  const HmmerFloatMode hmmer_mode;
+  DomainDefinition result = std::move(plan.definition);
+  int region = -1, last_j = 0;  // the end of the sampled region's last kept envelope
+  for (std::size_t n = 0; n < plan.envelopes.size(); ++n) {
+    const PlannedEnvelope& envelope = plan.envelopes[n];
+    if (envelope.region != region) region = envelope.region, last_j = 0;
+    if (envelope.sampled && envelope.i <= last_j) ++result.noverlaps;
+    ++result.nenvelopes;
+    if (add_domain(profile, codes, L, envelope, rescored[n], result) && envelope.sampled) last_j = envelope.j;
+  }
+  return result;
+}
+
 DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
                                 const DomainPosteriors* posteriors, const DomainDefinitionOptions& options) {
   const HmmerFloatMode hmmer_mode;
-  DomainDefiner definer(profile, codes, L, options);
-  if (posteriors) return definer.run(*posteriors);
-  return definer.run(whole_target_posteriors(profile, codes, L));
+  DomainPlan plan = posteriors ? plan_domains(profile, codes, L, *posteriors, options)
+                               : plan_domains(profile, codes, L, whole_target_posteriors(profile, codes, L), options);
+  const OddsProfile unihit = odds_profile(profile, L, false);
+  std::vector<EnvelopeRescore> rescored;
+  for (const PlannedEnvelope& envelope : plan.envelopes)
+    rescored.push_back(rescore_envelope(unihit, codes, EnvelopeTask{0, envelope.i, envelope.j, !envelope.sampled}));
+  return finish_domains(profile, codes, L, std::move(plan), rescored.data());
 }
 
 TargetScores score_target(const SearchProfile& profile, float forward_nats, float null_nats, int L,

@@ -3,7 +3,8 @@
 // what p7_Pipeline does with its result), and the per-target outcome that the
 // reports print.
 //
-// Contents: AlignmentDisplay, DomainHit, DomainDefinition, define_domains(),
+// Contents: AlignmentDisplay, DomainHit, DomainDefinition, PlannedEnvelope /
+// DomainPlan / plan_domains() / finish_domains(), define_domains(),
 // TargetScores / score_target().
 #pragma once
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "hmm_dp.h"
+#include "hmm_engine.h"
 #include "hmm_profile.h"
 
 namespace helix::hmm {
@@ -60,7 +62,28 @@ struct DomainDefinitionOptions {
   std::uint32_t seed = 42;  // Easel's fast generator, reseeded for every clustered region
 };
 
-// Domain definition for target codes[0..L-1] (HMMER's dsq 1..L).
+// Domain definition in three steps, so that an engine can rescore the
+// envelopes of many targets at once (define_passed_domains() in
+// hmm_search.h): plan_domains() finds the regions and samples the envelopes
+// of those that look like several domains; each envelope is then rescored
+// (HmmEngine::rescore_envelopes); finish_domains() makes the domains.
+struct PlannedEnvelope {
+  int i = 0, j = 0;     // residues 1..L of the target
+  int region = 0;       // the region's number in the target
+  bool sampled = false; // from a sampled region: null2 comes from the sampling
+};
+struct DomainPlan {
+  DomainDefinition definition;  // nexpected, nregions, nclustered; null2 of sampled regions
+  std::vector<PlannedEnvelope> envelopes;  // in sequence order
+};
+DomainPlan plan_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
+                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options = {});
+// `rescored[n]` is the rescoring of plan.envelopes[n].
+DomainDefinition finish_domains(const SearchProfile& profile, const std::uint8_t* codes, int L, DomainPlan plan,
+                                const EnvelopeRescore* rescored);
+
+// Domain definition for target codes[0..L-1] (HMMER's dsq 1..L), all three
+// steps on this thread.
 // `posteriors`: the target's whole_target_posteriors() when an engine has
 // computed them already (the GPU does); computed here when null.
 DomainDefinition define_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,

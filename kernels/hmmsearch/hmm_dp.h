@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hmm_dp_rows.h"
+#include "hmm_envelope_rows.h"
 #include "hmm_filters.h"
 #include "hmm_profile.h"
 
@@ -131,14 +132,9 @@ DomainPosteriors whole_target_posteriors(const SearchProfile& profile, const std
 // expected emission odds of each residue code (degenerate codes averaged).
 std::array<float, kCodes> null2_by_expectation(const OddsProfile& profile, const DpMatrix& pp);
 
-// A state path through the profile (HMMER's P7_TRACE). State codes follow
-// HMMER's numbering; k is the node (0 for specials), i the residue emitted
-// (0 when none), pp its posterior probability (OA traces only).
-enum TraceState : std::uint8_t {
-  kTraceBogus = 0, kTraceM = 1, kTraceD = 2, kTraceI = 3, kTraceS = 4, kTraceN = 5, kTraceB = 6,
-  kTraceE = 7, kTraceC = 8, kTraceT = 9, kTraceJ = 10
-};
-
+// A state path through the profile (HMMER's P7_TRACE), its states as
+// hmm_envelope_rows.h numbers them; k is the node (0 for specials), i the
+// residue emitted (0 when none), pp its posterior probability (OA traces only).
 struct TraceDomain {
   int tfrom = 0, tto = 0;      // trace positions of its B and E
   int sqfrom = 0, sqto = 0;    // first and last residue in a match or insert
@@ -168,6 +164,12 @@ struct Trace {
 // profile's mode; and its traceback, with each residue's posterior.
 float optimal_accuracy(const OddsProfile& profile, const DpMatrix& pp, DpMatrix& oa);
 Trace optimal_accuracy_trace(const OddsProfile& profile, const DpMatrix& pp, const DpMatrix& oa);
+// The path of the OA traceback's steps (hmm_envelope_rows.h), as HMMER
+// builds it: each appended, then the whole reversed.
+Trace trace_of_steps(const TraceStep* steps, int count);
+// null2 odds of every code from those of the 20 residues: degenerate codes
+// get the plain mean of their residues' (Easel's FAvgScVec), the rest 1.
+std::array<float, kCodes> complete_null2(const float* residue_odds);
 
 // Easel's esl_vec_FSum: compensated (Kahan) float summation, in order. The
 // null2 bias and the sampler's normalizations sum through it.

@@ -4,7 +4,8 @@
 // for the few the pipeline asks about. The decisions (thresholds, bias filter, E-values) stay in
 // hmm_pipeline, on the host, the same for every engine.
 //
-// Contents: TargetChunk, make_target_chunk(), HmmEngine, make_reference_engine(),
+// Contents: TargetChunk, make_target_chunk(), EnvelopeTask / EnvelopeRescore /
+// rescore_envelope(), HmmEngine, make_reference_engine(),
 // make_gpu_engine(), hmm_gpu_device_count().
 #pragma once
 #include <cstdint>
@@ -28,6 +29,24 @@ struct TargetChunk {
 };
 TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets);
 
+// One envelope of domain definition to rescore (hmm_domains.h): residues
+// i..j (1-based) of loaded target `target`; `null2` asks for its null2 odds
+// (an envelope of a sampled region has its null2 from the sampling).
+struct EnvelopeTask {
+  std::uint32_t target = 0;
+  int i = 0, j = 0;
+  bool null2 = false;
+};
+// Its rescoring (hmm_envelope_rows.h): the scores and the OA traceback's steps.
+struct EnvelopeRescore {
+  EnvelopeScores scores;
+  std::vector<TraceStep> steps;
+};
+// The CPU reference's rescoring of one envelope of a target of length L,
+// with `unihit` = odds_profile(profile, L, false).
+EnvelopeRescore rescore_envelope(const OddsProfile& unihit, const std::uint8_t* target_codes,
+                                 const EnvelopeTask& task);
+
 class HmmEngine {
  public:
   virtual ~HmmEngine() = default;
@@ -45,6 +64,9 @@ class HmmEngine {
   // passed Forward): the multihit Forward and Backward parser passes over the
   // whole target and their domain decoding (hmm_dp.h), in that order.
   virtual std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) = 0;
+  // Domain definition's envelope rescoring, for envelopes of any of the
+  // loaded targets, in the order of `tasks`.
+  virtual std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) = 0;
 };
 
 // The filters of hmm_filters.h, one target after another on this thread.

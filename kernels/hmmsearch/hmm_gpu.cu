@@ -30,6 +30,7 @@
 #include "hmm_engine.h"
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
+#include "hmm_gpu_envelopes.h"
 #include "hmm_filters.h"
 #include "hmm_float_mode.h"
 #include "hmm_warp.cuh"
@@ -567,6 +568,7 @@ class GpuEngine : public HmmEngine {
 
   void load_profile(const SearchProfile& profile) override {
     profile_ = &profile;
+    envelope_profile_ready_ = false;
     msv_words_ = warp_msv_ ? msv_words_for(profile.M) : 0;
     if (msv_words_ > 0) {
       const std::vector<std::uint32_t> pairs = msv_score_pairs(profile, msv_words_);
@@ -682,8 +684,94 @@ class GpuEngine : public HmmEngine {
     return posteriors;
   }
 
+  // Every envelope on the GPU (hmm_gpu_envelopes.cu), longest first, in
+  // batches whose matrices fit a memory budget.
+  std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
+    std::vector<EnvelopeRescore> rescored(tasks.size());
+    if (tasks.empty()) return rescored;
+    upload_envelope_profile();
+    std::vector<std::uint32_t> by_length(tasks.size());
+    std::iota(by_length.begin(), by_length.end(), 0u);
+    std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return tasks[a].j - tasks[a].i > tasks[b].j - tasks[b].i;
+    });
+    const std::size_t budget = envelope_budget();
+    for (std::size_t first = 0; first < by_length.size();) {
+      std::size_t end = first, bytes = 0;
+      while (end < by_length.size() && (end == first || bytes + envelope_bytes(tasks[by_length[end]]) <= budget))
+        bytes += envelope_bytes(tasks[by_length[end++]]);
+      rescore_envelope_batch(tasks, std::vector<std::uint32_t>(by_length.begin() + first, by_length.begin() + end),
+                             rescored);
+      first = end;
+    }
+    return rescored;
+  }
+
  private:
   static constexpr int kBatchBlock = 128;
+
+  // The unihit profile's striped odds (the same for every length model).
+  void upload_envelope_profile() {
+    if (envelope_profile_ready_) return;
+    const OddsProfile unihit = odds_profile(*profile_, 1, false);
+    env_transitions_.upload(unihit.striped_transitions.data(), unihit.striped_transitions.size(),
+                            "uploading envelope transitions");
+    env_match_.upload(unihit.striped_match.data(), unihit.striped_match.size(), "uploading envelope odds");
+    envelope_profile_ready_ = true;
+  }
+  std::size_t envelope_bytes(const EnvelopeTask& task) const {
+    const int L = task.j - task.i + 1;
+    return sizeof(float) * (envelope_row_floats(L, fwd_q_) + envelope_special_floats(L)) +
+           sizeof(TraceStep) * envelope_trace_room(L, profile_->M);
+  }
+  // Half the free device memory, at most 8 GiB, at least 256 MiB.
+  std::size_t envelope_budget() const {
+    std::size_t free = 0, total = 0;
+    check_cuda(cudaMemGetInfo(&free, &total), "reading free device memory");
+    return std::max<std::size_t>(std::size_t(256) << 20, std::min<std::size_t>(free / 2, std::size_t(8) << 30));
+  }
+
+  void rescore_envelope_batch(const std::vector<EnvelopeTask>& tasks, const std::vector<std::uint32_t>& batch,
+                              std::vector<EnvelopeRescore>& rescored) {
+    const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
+    std::vector<EnvelopeJob> jobs(count);
+    std::uint64_t rows = 0, specials = 0, steps = 0;
+    for (std::uint32_t b = 0; b < count; ++b) {
+      const EnvelopeTask& task = tasks[batch[b]];
+      EnvelopeJob& job = jobs[b];
+      job.L = task.j - task.i + 1;
+      job.codes_at = targets_->offsets[task.target] + task.i - 1;
+      job.rows_at = rows, job.x_at = specials, job.steps_at = steps;
+      job.room = envelope_trace_room(job.L, profile_->M);
+      job.null2 = task.null2 ? 1 : 0;
+      job.special = special_odds(targets_->length(task.target), false);
+      rows += envelope_row_floats(job.L, fwd_q_), specials += envelope_special_floats(job.L), steps += job.room;
+    }
+    DeviceBuffer<EnvelopeJob> device_jobs;
+    device_jobs.upload(jobs.data(), count, "uploading envelopes");
+    // Grown to what a batch needs, no more: the budget is most of the card.
+    if (env_rows_.count < rows) env_rows_.allocate(rows, "envelope rows");
+    if (env_specials_.count < specials) env_specials_.allocate(specials, "envelope specials");
+    if (env_steps_.count < steps) env_steps_.allocate(steps, "envelope traces");
+    if (env_scores_.count < count) env_scores_.allocate(count, "envelope scores");
+    const EnvelopeBatch launch{codes_.data,       device_jobs.data, count,           profile_->M,
+                               fwd_q_,            env_transitions_.data, env_match_.data, env_rows_.data,
+                               env_specials_.data, env_steps_.data, env_scores_.data};
+    launch_envelope_rescoring(launch);
+    std::vector<EnvelopeScores> scores(count);
+    std::vector<TraceStep> all_steps(steps);
+    check_cuda(cudaMemcpy(scores.data(), env_scores_.data, count * sizeof(EnvelopeScores), cudaMemcpyDeviceToHost),
+               "envelope scores");
+    check_cuda(cudaMemcpy(all_steps.data(), env_steps_.data, steps * sizeof(TraceStep), cudaMemcpyDeviceToHost),
+               "envelope traces");
+    for (std::uint32_t b = 0; b < count; ++b) {
+      EnvelopeRescore& out = rescored[batch[b]];
+      out.scores = scores[b];
+      if (!out.scores.ok) continue;
+      const TraceStep* first = all_steps.data() + jobs[b].steps_at;
+      out.steps.assign(first, first + out.scores.steps);
+    }
+  }
   static constexpr std::size_t kSpecialsBudget = std::size_t(256) << 20;  // bytes per array per batch
 
   // The Forward warp kernel's profile view and where its rows live (shared
@@ -877,6 +965,10 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<CellTransitions<float>> fwd_transitions_;
   DeviceBuffer<float> forward_specials_, backward_specials_;
   DeviceBuffer<std::uint8_t> own_scales_;
+  bool envelope_profile_ready_ = false;
+  DeviceBuffer<float> env_transitions_, env_match_, env_rows_, env_specials_;
+  DeviceBuffer<TraceStep> env_steps_;
+  DeviceBuffer<EnvelopeScores> env_scores_;
 };
 
 }  // namespace

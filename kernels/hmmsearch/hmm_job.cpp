@@ -17,6 +17,7 @@
 #include "core/names.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
+#include "hmm_search.h"
 
 namespace helix::hmm {
 namespace {
@@ -182,13 +183,18 @@ std::string score_difference(const PassedTarget& a, const PassedTarget& b) {
 
 TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed,
                              const DomainPosteriors* posteriors) {
-  TargetDomains domains;
   const int L = static_cast<int>(target.codes.size());
+  return scored_domains(profile, L, passed, define_domains(profile, target.codes.data(), L, posteriors));
+}
+
+TargetDomains scored_domains(const SearchProfile& profile, int L, const PassedTarget& passed,
+                             DomainDefinition definition) {
+  TargetDomains domains;
   domains.length = L;
-  domains.definition = define_domains(profile, target.codes.data(), L, posteriors);
+  domains.definition = std::move(definition);
   domains.scores = score_target(profile, passed.forward_nats, passed.null_nats, L, domains.definition);
-  // Only define_domains and score_target read the per-residue null2 scores;
-  // dropping them keeps checkpoints and results to what the reports print.
+  // Only domain definition and score_target read the per-residue null2
+  // scores; dropping them keeps checkpoints and results to what the reports print.
   domains.definition.null2_scores.clear();
   domains.definition.null2_scores.shrink_to_fit();
   return domains;
@@ -398,22 +404,23 @@ void self_check_block(const SearchProfile& profile, const std::vector<TargetSequ
   }
 }
 
-// Domain definition of the block's passed targets: the whole-target parser
-// passes and decoding on the engine (which holds the block and the profile),
-// regions, envelopes, sampling and alignments on the CPU.
+// Domain definition of the block's passed targets (define_passed_domains:
+// the whole-target posteriors and the envelopes' rescoring on the engine,
+// which holds the block and the profile; regions and sampling on the host).
 std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
                                                 std::size_t first, const ChunkSearch& search, HmmEngine& engine) {
   std::vector<std::uint32_t> passed;
   for (const PassedTarget& target : search.passed) passed.push_back(target.target);
-  const std::vector<DomainPosteriors> posteriors = engine.domain_posteriors(passed);
+  std::vector<DomainDefinition> definitions = define_passed_domains(profile, targets, first, passed, engine);
   std::vector<TargetDomains> domains;
   domains.reserve(search.passed.size());
   for (std::size_t k = 0; k < search.passed.size(); ++k)
-    domains.push_back(target_domains(profile, targets[first + passed[k]], search.passed[k], &posteriors[k]));
+    domains.push_back(scored_domains(profile, static_cast<int>(targets[first + passed[k]].codes.size()),
+                                     search.passed[k], std::move(definitions[k])));
   return domains;
 }
 
-// The engine's posteriors, checked: the self-checked passed targets' domain
+// The engine's domain definition, checked: the self-checked passed targets' domain
 // definitions redone wholly on the CPU must be the same, bit for bit.
 void self_check_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets, std::size_t first,
                         const ChunkSearch& search, const std::vector<TargetDomains>& domains) {

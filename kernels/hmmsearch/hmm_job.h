@@ -133,6 +133,10 @@ std::string score_difference(const PassedTarget& a, const PassedTarget& b);
 // place the job and the validator run it.
 TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed,
                              const DomainPosteriors* posteriors = nullptr);
+// The scores of a target whose domains are defined (score_target), its null2
+// scores dropped.
+TargetDomains scored_domains(const SearchProfile& profile, int L, const PassedTarget& passed,
+                             DomainDefinition definition);
 // Every number, count and display string equal (floats bit for bit).
 bool same_domains(const TargetDomains& a, const TargetDomains& b);
 // "score_bits 0x1.2p+3 vs ..., domain 2 ienv 10 vs 11" for the first differences.

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "hmm_engine.h"
 #include "hmm_filters.h"
@@ -14,6 +15,22 @@ TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets) {
     chunk.offsets.push_back(chunk.codes.size());
   }
   return chunk;
+}
+
+EnvelopeRescore rescore_envelope(const OddsProfile& unihit, const std::uint8_t* target_codes,
+                                 const EnvelopeTask& task) {
+  const HmmerFloatMode hmmer_mode;
+  const int L = task.j - task.i + 1, M = unihit.core.M;
+  const std::size_t cells = static_cast<std::size_t>(L + 1) * 12 * forward_segments(M);
+  const std::size_t specials = static_cast<std::size_t>(L + 1) * kSpecialCells;
+  std::vector<float> fwd_rows(cells), bck_rows(cells), fwd_x(specials), bck_x(specials);
+  EnvelopeRescore rescored;
+  rescored.steps.resize(envelope_trace_room(L, M));
+  const EnvelopeScratch scratch{fwd_rows.data(), fwd_x.data(), bck_rows.data(), bck_x.data(), rescored.steps.data(),
+                                static_cast<int>(rescored.steps.size())};
+  rescore_envelope_rows(target_codes + task.i - 1, L, unihit.striped(), task.null2, scratch, rescored.scores);
+  rescored.steps.resize(rescored.scores.ok ? rescored.scores.steps : 0);
+  return rescored;
 }
 
 namespace {
@@ -81,6 +98,19 @@ class ReferenceEngine : public HmmEngine {
     for (std::uint32_t t : which) posteriors.push_back(whole_target_posteriors(*profile_, targets_->begin(t),
                                                                                targets_->length(t)));
     return posteriors;
+  }
+
+  std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
+    const HmmerFloatMode hmmer_mode;
+    std::vector<EnvelopeRescore> rescored;
+    rescored.reserve(tasks.size());
+    std::optional<OddsProfile> unihit;  // for the target of the previous task
+    for (const EnvelopeTask& task : tasks) {
+      const int L = targets_->length(task.target);
+      if (!unihit || unihit->length_model != L) unihit = odds_profile(*profile_, L, false);
+      rescored.push_back(rescore_envelope(*unihit, targets_->begin(task.target), task));
+    }
+    return rescored;
   }
 
  private:

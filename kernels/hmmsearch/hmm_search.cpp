@@ -7,33 +7,68 @@
 
 namespace helix::hmm {
 
+namespace {
+
+// Runs work(0 .. count-1) on `threads` host threads (this one included).
+template <typename Work>
+void share_among_threads(std::size_t count, int threads, Work work) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t n; (n = next.fetch_add(1)) < count;) work(n);
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) helpers.emplace_back(worker);
+  worker();
+  for (std::thread& helper : helpers) helper.join();
+}
+
+}  // namespace
+
+std::vector<DomainDefinition> define_passed_domains(const SearchProfile& profile,
+                                                    const std::vector<TargetSequence>& targets, std::size_t first,
+                                                    const std::vector<std::uint32_t>& passed, HmmEngine& engine,
+                                                    int host_threads) {
+  const std::vector<DomainPosteriors> posteriors = engine.domain_posteriors(passed);
+  auto codes = [&](std::size_t p) { return targets[first + passed[p]].codes.data(); };
+  auto length = [&](std::size_t p) { return static_cast<int>(targets[first + passed[p]].codes.size()); };
+  std::vector<DomainPlan> plans(passed.size());
+  share_among_threads(passed.size(), host_threads,
+                      [&](std::size_t p) { plans[p] = plan_domains(profile, codes(p), length(p), posteriors[p]); });
+
+  std::vector<EnvelopeTask> tasks;
+  std::vector<std::size_t> first_task(passed.size() + 1, 0);
+  for (std::size_t p = 0; p < passed.size(); ++p) {
+    for (const PlannedEnvelope& e : plans[p].envelopes) tasks.push_back({passed[p], e.i, e.j, !e.sampled});
+    first_task[p + 1] = tasks.size();
+  }
+  const std::vector<EnvelopeRescore> rescored = engine.rescore_envelopes(tasks);
+
+  std::vector<DomainDefinition> definitions(passed.size());
+  share_among_threads(passed.size(), host_threads, [&](std::size_t p) {
+    definitions[p] = finish_domains(profile, codes(p), length(p), std::move(plans[p]), rescored.data() + first_task[p]);
+  });
+  return definitions;
+}
+
 std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
                                       const ChunkSearch& search, HmmEngine& engine, const PipelineOptions& options,
                                       int host_threads) {
   std::vector<std::uint32_t> passed;
   for (const PassedTarget& target : search.passed) passed.push_back(target.target);
-  const std::vector<DomainPosteriors> posteriors = engine.domain_posteriors(passed);
+  std::vector<DomainDefinition> definitions =
+      define_passed_domains(profile, targets, 0, passed, engine, host_threads);
   const double Z = options.database_sequences > 0 ? options.database_sequences : static_cast<double>(targets.size());
 
   // Each passed target's record, or nothing when hmmsearch would not keep it.
   std::vector<std::optional<ReportTarget>> kept(search.passed.size());
-  auto define = [&](std::size_t p) {
+  share_among_threads(kept.size(), host_threads, [&](std::size_t p) {
     const PassedTarget& result = search.passed[p];
     const TargetSequence& target = targets[result.target];
     const int L = static_cast<int>(target.codes.size());
-    DomainDefinition definition = define_domains(profile, target.codes.data(), L, &posteriors[p]);
-    const TargetScores scores = score_target(profile, result.forward_nats, result.null_nats, L, definition);
+    const TargetScores scores = score_target(profile, result.forward_nats, result.null_nats, L, definitions[p]);
     if (scores.dropped || hmmer_evalue(scores.ln_p, Z) > options.report_evalue) return;
-    kept[p] = report_target(target.name, "", target.description, L, scores, std::move(definition));
-  };
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t p; (p = next.fetch_add(1)) < kept.size();) define(p);
-  };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < host_threads; ++t) helpers.emplace_back(worker);
-  worker();
-  for (std::thread& helper : helpers) helper.join();
+    kept[p] = report_target(target.name, "", target.description, L, scores, std::move(definitions[p]));
+  });
 
   std::vector<ReportTarget> hits;
   for (std::optional<ReportTarget>& hit : kept)

@@ -314,12 +314,16 @@ TEST_F(HmmJob, GpuWritesTheCpuBytes) {
   EXPECT_EQ(gpu_summary, cpu_summary);
 }
 
-// The reference with every Forward score one float step off: a faulty GPU.
-class OffByOneUlpEngine : public HmmEngine {
+// The reference with one of its results wrong: a faulty GPU.
+enum class Fault {
+  kForward,     // every Forward score one float step off
+  kPosteriors,  // Forward right, the domain posteriors halved (a decoding
+                // bug; a float step alone rarely moves a region's edge)
+  kEnvelopes,   // every envelope's Forward score one float step off
+};
+class FaultyEngine : public HmmEngine {
  public:
-  // wrong_posteriors: Forward right, but the domain posteriors halved (a
-  // decoding bug; a float step alone rarely moves a region's edge).
-  explicit OffByOneUlpEngine(bool wrong_posteriors = false) : wrong_posteriors_(wrong_posteriors) {}
+  explicit FaultyEngine(Fault fault) : fault_(fault) {}
   std::string description() const override { return "faulty"; }
   void load_targets(const TargetChunk& targets) override { inner_->load_targets(targets); }
   void load_profile(const SearchProfile& profile) override { inner_->load_profile(profile); }
@@ -332,40 +336,48 @@ class OffByOneUlpEngine : public HmmEngine {
   }
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) override {
     std::vector<float> scores = inner_->forward_scores(targets);
-    if (!wrong_posteriors_)
+    if (fault_ == Fault::kForward)
       for (float& score : scores) score = std::nextafter(score, INFINITY);
     return scores;
   }
   std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) override {
     std::vector<DomainPosteriors> posteriors = inner_->domain_posteriors(targets);
-    if (wrong_posteriors_)
+    if (fault_ == Fault::kPosteriors)
       for (DomainPosteriors& target : posteriors)
         for (float& p : target.mocc) p *= 0.5f;
     return posteriors;
   }
+  std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
+    std::vector<EnvelopeRescore> rescored = inner_->rescore_envelopes(tasks);
+    if (fault_ == Fault::kEnvelopes)
+      for (EnvelopeRescore& envelope : rescored) envelope.scores.envsc = std::nextafter(envelope.scores.envsc, INFINITY);
+    return rescored;
+  }
 
  private:
-  bool wrong_posteriors_;
+  Fault fault_;
   std::unique_ptr<HmmEngine> inner_ = make_reference_engine();
 };
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
   DirectoryRuntime runtime(dir_.string());
-  OffByOneUlpEngine faulty;
+  FaultyEngine faulty(Fault::kForward);
   try {
     run_hmm_job(params(16), faulty, runtime, true);
     ADD_FAILURE() << "a wrong Forward score went unnoticed";
   } catch (const GpuError& e) {
     EXPECT_NE(std::string(e.what()).find("forward_nats"), std::string::npos) << e.what();
   }
-  // Posteriors wrong: the filters agree, domain definition does not.
-  fs::remove(dir_ / "checkpoint.state");
-  OffByOneUlpEngine wrong_posteriors(true);
-  try {
-    run_hmm_job(params(16), wrong_posteriors, runtime, true);
-    ADD_FAILURE() << "wrong posteriors went unnoticed";
-  } catch (const GpuError& e) {
-    EXPECT_NE(std::string(e.what()).find("domain definition differs"), std::string::npos) << e.what();
+  // Posteriors or envelopes wrong: the filters agree, domain definition does not.
+  for (Fault fault : {Fault::kPosteriors, Fault::kEnvelopes}) {
+    fs::remove(dir_ / "checkpoint.state");
+    FaultyEngine wrong_domains(fault);
+    try {
+      run_hmm_job(params(16), wrong_domains, runtime, true);
+      ADD_FAILURE() << "wrong domain definition went unnoticed";
+    } catch (const GpuError& e) {
+      EXPECT_NE(std::string(e.what()).find("domain definition differs"), std::string::npos) << e.what();
+    }
   }
   // Without the self-check (the reference itself needs none) it would have been a result.
   fs::remove(dir_ / "checkpoint.state");
