@@ -227,13 +227,16 @@ Trace stochastic_trace(EaselFastRandom& rng, const std::uint8_t* codes, int L, c
 std::array<float, kCodes> null2_by_trace(const OddsProfile& profile, const Trace& trace, int tfrom, int tto) {
   const int M = profile.core.M, Q = striped_segments(M);
   std::vector<float> usage(M + 1, 0.0f);  // per node: emissions by its M or I
+  std::vector<int> used;                  // the nodes with usage, in node order once sorted
   float n_use = 0.0f, c_use = 0.0f, j_use = 0.0f;
   int emitted = 0;
   for (int z = tfrom; z <= tto; ++z) {
     if (trace.i[z] == 0) continue;
     ++emitted;
-    if (trace.k[z] > 0)
+    if (trace.k[z] > 0) {
+      if (usage[trace.k[z]] == 0.0f) used.push_back(trace.k[z]);
       usage[trace.k[z]] += 1.0f;  // HMMER counts inserts in the match cell too
+    }
     else if (trace.state[z] == kTraceN)
       n_use += 1.0f;
     else if (trace.state[z] == kTraceC)
@@ -242,21 +245,22 @@ std::array<float, kCodes> null2_by_trace(const OddsProfile& profile, const Trace
       j_use += 1.0f;
   }
   const float norm = static_cast<float>(1.0 / static_cast<float>(emitted));
-  for (int node = 1; node <= M; ++node) usage[node] *= norm;
+  // Only the nodes the domain used: the others would add 0 x (finite odds) =
+  // +0 to a lane, which leaves it as it is, so skipping them changes no bit
+  // and makes this O(domain) instead of O(M) per code.
+  std::sort(used.begin(), used.end());
+  for (int node : used) usage[node] *= norm;
   n_use *= norm, c_use *= norm, j_use *= norm;
   const float outside = n_use + c_use + j_use;
 
   std::array<float, kCodes> null2{};
   for (int x = 0; x < kResidues; ++x) {
-    // Per lane over the segments, then HMMER's horizontal sum (0+1)+(2+3).
-    // Insert odds are 1 but HMMER's insert usage here is always 0.
+    // Per lane (node k in lane (k-1) / Q) in node order, then HMMER's
+    // horizontal sum (0+1)+(2+3). Insert odds are 1 but HMMER's insert usage
+    // here is always 0.
     const float* odds = profile.core.match + static_cast<std::size_t>(x) * M;
     float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int q = 0; q < Q; ++q)
-      for (int r = 0; r < 4; ++r) {
-        const int node = r * Q + q + 1;
-        if (node <= M) lane[r] = lane[r] + usage[node] * odds[node - 1];
-      }
+    for (int node : used) lane[(node - 1) / Q] = lane[(node - 1) / Q] + usage[node] * odds[node - 1];
     null2[x] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
   }
   // Degenerate codes: the mean of their residues' odds (esl_abc_FAvgScVec).

@@ -17,6 +17,7 @@
 #include "core/file_io.h"
 #include "hmm_file.h"
 #include "hmm_pipeline.h"
+#include "hmm_domains.h"
 #include "hmm_test_data.h"
 
 namespace helix::hmm {
@@ -112,8 +113,58 @@ class HmmGpu : public ::testing::Test {
     for (const PassedTarget& passed : expected.passed) decoded.push_back(passed.target);
     expect_same_posteriors(hmm.name, decoded, reference->domain_posteriors(decoded), gpu->domain_posteriors(decoded),
                            targets);
+    expect_same_envelopes(hmm.name, profile, targets, expected, *reference, *gpu);
     RecordProperty(hmm.name + "_msv_overflows", overflows);
     RecordProperty(hmm.name + "_passed_forward", static_cast<int>(expected.passed.size()));
+  }
+
+  // Envelope rescoring: every envelope domain definition plans for the
+  // passed targets, and each sampled target up to 5,000 residues whole (long
+  // envelopes, random and repeated sequence), equal bit for bit, traces too.
+  static void expect_same_envelopes(const std::string& what, const SearchProfile& profile,
+                                    const std::vector<TargetSequence>& targets, const ChunkSearch& search,
+                                    HmmEngine& reference, HmmEngine& gpu) {
+    std::vector<std::uint32_t> passed;
+    for (const PassedTarget& target : search.passed) passed.push_back(target.target);
+    const std::vector<DomainPosteriors> posteriors = reference.domain_posteriors(passed);
+    std::vector<EnvelopeTask> tasks;
+    for (std::size_t p = 0; p < passed.size(); ++p) {
+      const TargetSequence& target = targets[passed[p]];
+      const DomainPlan plan = plan_domains(profile, target.codes.data(), static_cast<int>(target.codes.size()),
+                                           posteriors[p]);
+      for (const PlannedEnvelope& e : plan.envelopes) tasks.push_back({passed[p], e.i, e.j, !e.sampled});
+    }
+    for (std::uint32_t t = 0; t < targets.size(); t += 97)
+      if (!targets[t].codes.empty() && targets[t].codes.size() <= 5000)
+        tasks.push_back({t, 1, static_cast<int>(targets[t].codes.size()), true});
+    for (std::uint32_t t = targets.size() > 20 ? static_cast<std::uint32_t>(targets.size()) - 20 : 0; t < targets.size(); ++t)
+      if (!targets[t].codes.empty() && targets[t].codes.size() <= 5000)
+        tasks.push_back({t, 1, static_cast<int>(targets[t].codes.size()), t % 2 == 0});
+    const std::vector<EnvelopeRescore> expected = reference.rescore_envelopes(tasks);
+    const std::vector<EnvelopeRescore> got = gpu.rescore_envelopes(tasks);
+    ASSERT_EQ(got.size(), expected.size()) << what;
+    int kept = 0;
+    for (std::size_t n = 0; n < tasks.size(); ++n) {
+      const std::string where = what + " envelope " + std::to_string(tasks[n].i) + ".." + std::to_string(tasks[n].j) +
+                                " of " + targets[tasks[n].target].name;
+      const EnvelopeScores& e = expected[n].scores;
+      const EnvelopeScores& g = got[n].scores;
+      ASSERT_EQ(g.ok, e.ok) << where;
+      if (!e.ok) continue;
+      ++kept;
+      ASSERT_TRUE(same_bits(g.envsc, e.envsc)) << where << " envsc " << g.envsc << " vs " << e.envsc;
+      ASSERT_TRUE(same_bits(g.oasc, e.oasc)) << where << " oasc " << g.oasc << " vs " << e.oasc;
+      for (int x = 0; tasks[n].null2 && x < kResidues; ++x)
+        ASSERT_TRUE(same_bits(g.null2_residues[x], e.null2_residues[x])) << where << " null2 of residue " << x;
+      ASSERT_EQ(got[n].steps.size(), expected[n].steps.size()) << where;
+      for (std::size_t z = 0; z < got[n].steps.size(); ++z) {
+        const TraceStep& a = got[n].steps[z];
+        const TraceStep& b = expected[n].steps[z];
+        ASSERT_TRUE(a.state == b.state && a.k == b.k && a.i == b.i && same_bits(a.pp, b.pp)) << where << " step " << z;
+      }
+    }
+    EXPECT_GT(kept, 0) << what;
+    RecordProperty(what + "_envelopes", kept);
   }
 
   static void expect_same_posteriors(const std::string& what, const std::vector<std::uint32_t>& which,
