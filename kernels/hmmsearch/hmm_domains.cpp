@@ -36,54 +36,39 @@ bool is_multidomain_region(const DomainPosteriors& post, int i, int j, float rt3
   return best >= rt3;
 }
 
-// Regions, and the envelopes of the sampled ones: everything of domain
-// definition before the envelopes are rescored.
+// The envelopes of a target's regions: everything of domain definition
+// before the envelopes are rescored.
 class DomainPlanner {
  public:
-  DomainPlanner(const SearchProfile& profile, const std::uint8_t* codes, int L, const DomainDefinitionOptions& options)
-      : profile_(profile), codes_(codes), L_(L), options_(options), random_(options.seed) {}
+  DomainPlanner(const SearchProfile& profile, const std::uint8_t* codes, int L, const DomainDefinitionOptions& options,
+                const RegionSamples* samples)
+      : profile_(profile), codes_(codes), L_(L), options_(options), samples_(samples) {}
 
   DomainPlan run(const DomainPosteriors& post) {
     plan_.definition.null2_scores.assign(L_ + 1, 0.0f);
     plan_.definition.nexpected = post.btot[L_];
-    scan_regions(post);
+    for (const FoundRegion& region : find_regions(post, L_, options_)) plan_region(region);
     return std::move(plan_);
   }
 
  private:
-  // Regions start where a domain is likely to begin (mocc reaches rt1,
-  // extended back to where mocc minus the starts there fell below rt2) and
-  // end where mocc minus the ends there falls below rt2.
-  void scan_regions(const DomainPosteriors& post) {
-    int i = -1;
-    bool triggered = false;
-    for (int j = 1; j <= L_; ++j) {
-      if (!triggered) {
-        if (post.mocc[j] - (post.btot[j] - post.btot[j - 1]) < options_.rt2) i = j;
-        else if (i == -1) i = j;
-        if (post.mocc[j] >= options_.rt1) triggered = true;
-      } else if (post.mocc[j] - (post.etot[j] - post.etot[j - 1]) < options_.rt2) {
-        plan_region(post, i, j);
-        i = -1;
-        triggered = false;
-      }
-    }
-  }
-
   // A region of one domain is its own envelope; one that looks like several
   // gets the envelopes of stochastic traceback clustering (and its null2).
-  void plan_region(const DomainPosteriors& post, int i, int j) {
+  void plan_region(const FoundRegion& r) {
     const int region = plan_.definition.nregions++;
-    if (!is_multidomain_region(post, i, j, options_.rt3)) {
-      plan_.envelopes.push_back({i, j, region, false});
+    if (!r.multidomain) {
+      plan_.envelopes.push_back({r.i, r.j, region, false});
       return;
     }
     ++plan_.definition.nclustered;
-    if (!multihit_) multihit_ = odds_profile(profile_, L_, true);
-    DpMatrix region_forward;
-    forward_matrix(codes_ + i - 1, j - i + 1, *multihit_, region_forward);
-    const std::vector<RegionEnvelope> envelopes = sample_region_envelopes(
-        *multihit_, codes_, i, j, region_forward, options_, random_, plan_.definition.null2_scores);
+    RegionSamples sampled;
+    if (!samples_) {
+      if (!multihit_) multihit_ = odds_profile(profile_, L_, true);
+      sampled = sample_target_region(*multihit_, codes_, r.i, r.j, options_.samples, options_.seed);
+    }
+    const RegionSamples& samples = samples_ ? samples_[next_sampled_++] : sampled;
+    const std::vector<RegionEnvelope> envelopes =
+        region_envelopes(samples, r.i, options_, plan_.definition.null2_scores.data() + r.i);
     for (const RegionEnvelope& envelope : envelopes) plan_.envelopes.push_back({envelope.i, envelope.j, region, true});
   }
 
@@ -91,7 +76,8 @@ class DomainPlanner {
   const std::uint8_t* codes_;
   int L_;
   DomainDefinitionOptions options_;
-  EaselFastRandom random_;
+  const RegionSamples* samples_;
+  std::size_t next_sampled_ = 0;
   std::optional<OddsProfile> multihit_;
   DomainPlan plan_;
 };
@@ -132,10 +118,32 @@ double outside_residue_nats(int L) {
 
 }  // namespace
 
+std::vector<FoundRegion> find_regions(const DomainPosteriors& post, int L, const DomainDefinitionOptions& options) {
+  // Regions start where a domain is likely to begin (mocc reaches rt1,
+  // extended back to where mocc minus the starts there fell below rt2) and
+  // end where mocc minus the ends there falls below rt2.
+  std::vector<FoundRegion> regions;
+  int i = -1;
+  bool triggered = false;
+  for (int j = 1; j <= L; ++j) {
+    if (!triggered) {
+      if (post.mocc[j] - (post.btot[j] - post.btot[j - 1]) < options.rt2) i = j;
+      else if (i == -1) i = j;
+      if (post.mocc[j] >= options.rt1) triggered = true;
+    } else if (post.mocc[j] - (post.etot[j] - post.etot[j - 1]) < options.rt2) {
+      regions.push_back({i, j, is_multidomain_region(post, i, j, options.rt3)});
+      i = -1;
+      triggered = false;
+    }
+  }
+  return regions;
+}
+
 DomainPlan plan_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
-                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options) {
+                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options,
+                        const RegionSamples* samples) {
   const HmmerFloatMode hmmer_mode;
-  return DomainPlanner(profile, codes, L, options).run(posteriors);
+  return DomainPlanner(profile, codes, L, options, samples).run(posteriors);
 }
 
 DomainDefinition finish_domains(const SearchProfile& profile, const std::uint8_t* codes, int L, DomainPlan plan,

@@ -3,8 +3,9 @@
 // what p7_Pipeline does with its result), and the per-target outcome that the
 // reports print.
 //
-// Contents: AlignmentDisplay, DomainHit, DomainDefinition, PlannedEnvelope /
-// DomainPlan / plan_domains() / finish_domains(), define_domains(),
+// Contents: AlignmentDisplay, DomainHit, DomainDefinition, FoundRegion /
+// find_regions(), PlannedEnvelope / DomainPlan / plan_domains() /
+// finish_domains(), define_domains(),
 // TargetScores / score_target().
 #pragma once
 #include <cstdint>
@@ -62,10 +63,11 @@ struct DomainDefinitionOptions {
   std::uint32_t seed = 42;  // Easel's fast generator, reseeded for every clustered region
 };
 
-// Domain definition in three steps, so that an engine can rescore the
-// envelopes of many targets at once (define_passed_domains() in
-// hmm_search.h): plan_domains() finds the regions and samples the envelopes
-// of those that look like several domains; each envelope is then rescored
+// Domain definition in steps, so that an engine can sample the regions and
+// rescore the envelopes of many targets at once (define_passed_domains() in
+// hmm_search.h): find_regions() finds the regions; those that look like
+// several domains are sampled (HmmEngine::sample_regions); plan_domains()
+// clusters the samples into envelopes; each envelope is rescored
 // (HmmEngine::rescore_envelopes); finish_domains() makes the domains.
 struct PlannedEnvelope {
   int i = 0, j = 0;     // residues 1..L of the target
@@ -76,8 +78,19 @@ struct DomainPlan {
   DomainDefinition definition;  // nexpected, nregions, nclustered; null2 of sampled regions
   std::vector<PlannedEnvelope> envelopes;  // in sequence order
 };
+// The regions of a target (residues i..j), in order; `multidomain` ones get
+// their envelopes by sampling.
+struct FoundRegion {
+  int i = 0, j = 0;
+  bool multidomain = false;
+};
+std::vector<FoundRegion> find_regions(const DomainPosteriors& posteriors, int L,
+                                      const DomainDefinitionOptions& options = {});
+// `samples`: the sampling of the target's multi-domain regions in order
+// (HmmEngine::sample_regions), or null to sample them here on the CPU.
 DomainPlan plan_domains(const SearchProfile& profile, const std::uint8_t* codes, int L,
-                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options = {});
+                        const DomainPosteriors& posteriors, const DomainDefinitionOptions& options = {},
+                        const RegionSamples* samples = nullptr);
 // `rescored[n]` is the rescoring of plan.envelopes[n].
 DomainDefinition finish_domains(const SearchProfile& profile, const std::uint8_t* codes, int L, DomainPlan plan,
                                 const EnvelopeRescore* rescored);

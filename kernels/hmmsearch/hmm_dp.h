@@ -83,6 +83,7 @@ class DpMatrix {
 
   // The storage as hmm_dp_rows.h's recursions take it.
   float* cells() { return cells_.data(); }
+  const float* cells() const { return cells_.data(); }
   float* specials() { return specials_.data(); }
   const float* specials() const { return specials_.data(); }
   bool every_row() const { return every_row_; }

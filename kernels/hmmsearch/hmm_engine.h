@@ -4,7 +4,8 @@
 // for the few the pipeline asks about. The decisions (thresholds, bias filter, E-values) stay in
 // hmm_pipeline, on the host, the same for every engine.
 //
-// Contents: TargetChunk, make_target_chunk(), EnvelopeTask / EnvelopeRescore /
+// Contents: TargetChunk, make_target_chunk(), RegionTask / RegionSamples,
+// EnvelopeTask / EnvelopeRescore /
 // rescore_envelope(), HmmEngine, make_reference_engine(),
 // make_gpu_engine(), hmm_gpu_device_count().
 #pragma once
@@ -16,6 +17,7 @@
 #include "hmm_alphabet.h"
 #include "hmm_dp.h"
 #include "hmm_profile.h"
+#include "hmm_sampling_rows.h"
 
 namespace helix::hmm {
 
@@ -28,6 +30,20 @@ struct TargetChunk {
   const std::uint8_t* begin(std::size_t t) const { return codes.data() + offsets[t]; }
 };
 TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets);
+
+// A region of domain definition that looks like several domains, to sample
+// (hmm_sampling.h): residues i..j (1-based) of loaded target `target`.
+struct RegionTask {
+  std::uint32_t target = 0;
+  int i = 0, j = 0;
+};
+// Its sampling (hmm_sampling_rows.h): the sampled traces' segment pairs
+// (region coordinates, in sample order) and each residue's null2 odds
+// summed over the traces.
+struct RegionSamples {
+  std::vector<SampledPair> pairs;
+  std::vector<float> sums;
+};
 
 // One envelope of domain definition to rescore (hmm_domains.h): residues
 // i..j (1-based) of loaded target `target`; `null2` asks for its null2 odds
@@ -64,6 +80,10 @@ class HmmEngine {
   // passed Forward): the multihit Forward and Backward parser passes over the
   // whole target and their domain decoding (hmm_dp.h), in that order.
   virtual std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& targets) = 0;
+  // Domain definition's sampling of multi-domain regions: `samples` traces
+  // each, from Easel's generator seeded with `seed` and reseeded per region.
+  virtual std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
+                                                    std::uint32_t seed) = 0;
   // Domain definition's envelope rescoring, for envelopes of any of the
   // loaded targets, in the order of `tasks`.
   virtual std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) = 0;

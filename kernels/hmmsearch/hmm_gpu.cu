@@ -31,6 +31,8 @@
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
 #include "hmm_gpu_envelopes.h"
+#include "hmm_gpu_sampling.h"
+#include "hmm_sampling.h"
 #include "hmm_filters.h"
 #include "hmm_float_mode.h"
 #include "hmm_warp.cuh"
@@ -684,6 +686,33 @@ class GpuEngine : public HmmEngine {
     return posteriors;
   }
 
+  // Every region sampled on the GPU (hmm_gpu_sampling.cu), longest first,
+  // in batches whose matrices fit a memory budget; a region whose traces hold
+  // more domains than the GPU's room (or that fails there) is sampled again
+  // on the CPU, whose result is the reference anyway.
+  std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
+                                            std::uint32_t seed) override {
+    std::vector<RegionSamples> sampled(tasks.size());
+    if (tasks.empty()) return sampled;
+    upload_envelope_profile();
+    std::vector<std::uint32_t> by_length(tasks.size());
+    std::iota(by_length.begin(), by_length.end(), 0u);
+    std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return tasks[a].j - tasks[a].i > tasks[b].j - tasks[b].i;
+    });
+    const std::size_t budget = envelope_budget();
+    for (std::size_t first = 0; first < by_length.size();) {
+      std::size_t end = first, bytes = 0;
+      while (end < by_length.size() &&
+             (end == first || bytes + region_bytes(tasks[by_length[end]], samples) <= budget))
+        bytes += region_bytes(tasks[by_length[end++]], samples);
+      sample_region_batch(tasks, std::vector<std::uint32_t>(by_length.begin() + first, by_length.begin() + end),
+                          samples, seed, sampled);
+      first = end;
+    }
+    return sampled;
+  }
+
   // Every envelope on the GPU (hmm_gpu_envelopes.cu), longest first, in
   // batches whose matrices fit a memory budget.
   std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
@@ -729,6 +758,73 @@ class GpuEngine : public HmmEngine {
     std::size_t free = 0, total = 0;
     check_cuda(cudaMemGetInfo(&free, &total), "reading free device memory");
     return std::max<std::size_t>(std::size_t(256) << 20, std::min<std::size_t>(free / 2, std::size_t(8) << 30));
+  }
+
+  std::size_t region_bytes(const RegionTask& task, int samples) const {
+    const int L = task.j - task.i + 1, M = profile_->M;
+    return sizeof(float) * (envelope_row_floats(L, fwd_q_) / 2 + envelope_special_floats(L) / 2 + (M + 1) + L) +
+           sizeof(int) * M + sizeof(SampledPair) * region_pair_room(L, samples);
+  }
+
+  void sample_region_batch(const std::vector<RegionTask>& tasks, const std::vector<std::uint32_t>& batch, int samples,
+                           std::uint32_t seed, std::vector<RegionSamples>& sampled) {
+    const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
+    const int M = profile_->M;
+    std::vector<RegionJob> jobs(count);
+    std::uint64_t rows = 0, specials = 0, usage = 0, used = 0, sums = 0, pairs = 0;
+    for (std::uint32_t b = 0; b < count; ++b) {
+      const RegionTask& task = tasks[batch[b]];
+      RegionJob& job = jobs[b];
+      job.L = task.j - task.i + 1;
+      job.codes_at = targets_->offsets[task.target] + task.i - 1;
+      job.rows_at = rows, job.x_at = specials, job.usage_at = usage, job.used_at = used, job.sums_at = sums;
+      job.pairs_at = pairs;
+      job.room = region_pair_room(job.L, samples);
+      job.special = special_odds(targets_->length(task.target), true);
+      rows += envelope_row_floats(job.L, fwd_q_) / 2, specials += envelope_special_floats(job.L) / 2;
+      usage += M + 1, used += M, sums += job.L, pairs += job.room;
+    }
+    DeviceBuffer<RegionJob> device_jobs;
+    device_jobs.upload(jobs.data(), count, "uploading regions");
+    // Grown to what a batch needs, no more: the budget is most of the card.
+    if (env_rows_.count < rows) env_rows_.allocate(rows, "region rows");
+    if (env_specials_.count < specials) env_specials_.allocate(specials, "region specials");
+    if (region_usage_.count < usage + sums) region_usage_.allocate(usage + sums, "region null2 sums");
+    if (region_used_.count < used) region_used_.allocate(used, "region nodes");
+    if (region_pairs_.count < pairs) region_pairs_.allocate(pairs, "region segment pairs");
+    if (region_results_.count < 2 * count) region_results_.allocate(2 * count, "region results");
+    check_cuda(cudaMemset(region_usage_.data, 0, (usage + sums) * sizeof(float)), "zeroing region sums");
+    RegionBatch launch;
+    launch.codes = codes_.data, launch.jobs = device_jobs.data, launch.count = count;
+    launch.M = M, launch.Q = fwd_q_, launch.transitions = env_transitions_.data, launch.match = env_match_.data;
+    launch.members = code_members(), launch.samples = samples, launch.rng_state = EaselFastRandom(seed).state();
+    launch.rows = env_rows_.data, launch.specials = env_specials_.data;
+    launch.usage = region_usage_.data, launch.sums = region_usage_.data + usage, launch.used = region_used_.data;
+    launch.pairs = region_pairs_.data, launch.status = region_results_.data, launch.pair_count = region_results_.data + count;
+    launch_region_sampling(launch);
+
+    std::vector<int> results(2 * count);
+    std::vector<float> all_sums(sums);
+    std::vector<SampledPair> all_pairs(pairs);
+    check_cuda(cudaMemcpy(results.data(), region_results_.data, 2 * count * sizeof(int), cudaMemcpyDeviceToHost),
+               "region results");
+    check_cuda(cudaMemcpy(all_sums.data(), region_usage_.data + usage, sums * sizeof(float), cudaMemcpyDeviceToHost),
+               "region null2 sums");
+    check_cuda(cudaMemcpy(all_pairs.data(), region_pairs_.data, pairs * sizeof(SampledPair), cudaMemcpyDeviceToHost),
+               "region segment pairs");
+    const HmmerFloatMode hmmer_mode;  // the CPU's second tries
+    for (std::uint32_t b = 0; b < count; ++b) {
+      const RegionTask& task = tasks[batch[b]];
+      RegionSamples& out = sampled[batch[b]];
+      if (results[b] != kSampled) {
+        const OddsProfile multihit = odds_profile(*profile_, targets_->length(task.target), true);
+        out = sample_target_region(multihit, targets_->begin(task.target), task.i, task.j, samples, seed);
+        continue;
+      }
+      const SampledPair* first_pair = all_pairs.data() + jobs[b].pairs_at;
+      out.pairs.assign(first_pair, first_pair + results[count + b]);
+      out.sums.assign(all_sums.begin() + jobs[b].sums_at, all_sums.begin() + jobs[b].sums_at + jobs[b].L);
+    }
   }
 
   void rescore_envelope_batch(const std::vector<EnvelopeTask>& tasks, const std::vector<std::uint32_t>& batch,
@@ -969,6 +1065,9 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<float> env_transitions_, env_match_, env_rows_, env_specials_;
   DeviceBuffer<TraceStep> env_steps_;
   DeviceBuffer<EnvelopeScores> env_scores_;
+  DeviceBuffer<float> region_usage_;  // usage scratch, then the null2 sums
+  DeviceBuffer<int> region_used_, region_results_;
+  DeviceBuffer<SampledPair> region_pairs_;
 };
 
 }  // namespace

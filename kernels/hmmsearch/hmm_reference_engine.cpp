@@ -5,6 +5,7 @@
 #include "hmm_engine.h"
 #include "hmm_filters.h"
 #include "hmm_float_mode.h"
+#include "hmm_sampling.h"
 
 namespace helix::hmm {
 
@@ -98,6 +99,20 @@ class ReferenceEngine : public HmmEngine {
     for (std::uint32_t t : which) posteriors.push_back(whole_target_posteriors(*profile_, targets_->begin(t),
                                                                                targets_->length(t)));
     return posteriors;
+  }
+
+  std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
+                                            std::uint32_t seed) override {
+    const HmmerFloatMode hmmer_mode;
+    std::vector<RegionSamples> sampled;
+    sampled.reserve(tasks.size());
+    std::optional<OddsProfile> multihit;  // for the target of the previous task
+    for (const RegionTask& task : tasks) {
+      const int L = targets_->length(task.target);
+      if (!multihit || multihit->length_model != L) multihit = odds_profile(*profile_, L, true);
+      sampled.push_back(sample_target_region(*multihit, targets_->begin(task.target), task.i, task.j, samples, seed));
+    }
+    return sampled;
   }
 
   std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {

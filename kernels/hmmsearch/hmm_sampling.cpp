@@ -395,20 +395,6 @@ std::vector<EnsembleCluster> SegmentPairEnsemble::cluster(const ClusterParameter
 
 namespace {
 
-// Adds one trace's per-residue null2 odds to the region's sums: 1 outside
-// its domains, the domain's null2 odds inside. Like HMMER, a domain's first
-// residue counts as outside (its loop runs up to and including sqfrom).
-void add_trace_null2(const OddsProfile& profile, const Trace& trace, const std::uint8_t* region_codes, int Lr,
-                     float* region_sums) {
-  int pos = 1;
-  for (const TraceDomain& domain : trace.domains) {
-    const std::array<float, kCodes> null2 = null2_by_trace(profile, trace, domain.tfrom, domain.tto);
-    for (; pos <= domain.sqfrom; ++pos) region_sums[pos - 1] += 1.0f;
-    for (; pos <= domain.sqto; ++pos) region_sums[pos - 1] += null2[region_codes[pos - 1]];
-  }
-  for (; pos <= Lr; ++pos) region_sums[pos - 1] += 1.0f;
-}
-
 // Drops clusters dominated by an overlapping one of higher posterior.
 // Clusters are in order of i; each is compared with those after it until one
 // overlaps by exactly zero residues (HMMER's early stop; a negative overlap
@@ -438,6 +424,62 @@ std::vector<RegionEnvelope> undominated(const std::vector<EnsembleCluster>& clus
 
 }  // namespace
 
+const CodeMembers& code_members() {
+  static const CodeMembers members = [] {
+    CodeMembers m{};
+    for (int code = 0; code < kCodes; ++code)
+      for (int y = 0; y < kResidues; ++y)
+        if (code_includes(code, y)) m.mask[code] |= 1u << y;
+    return m;
+  }();
+  return members;
+}
+
+RegionSamples sample_region(const OddsProfile& multihit, const std::uint8_t* region_codes, int Lr,
+                            const DpMatrix& region_forward, int samples, std::uint32_t rng_state) {
+  const int M = multihit.core.M;
+  std::vector<float> usage(M + 1, 0.0f);
+  std::vector<int> used(M);
+  RegionSamples result;
+  // Room for 4 domains a trace, then more if a region holds more.
+  for (std::size_t room = 4 * static_cast<std::size_t>(samples) + 16;; room *= 4) {
+    result.pairs.resize(room);
+    result.sums.assign(Lr, 0.0f);
+    const SamplingScratch scratch{usage.data(), used.data(), result.pairs.data(), static_cast<int>(room),
+                                  result.sums.data()};
+    int count = 0;
+    const int status = sample_region_rows(multihit.striped(), code_members(), region_codes, Lr,
+                                          region_forward.cells(), region_forward.specials(), samples, rng_state,
+                                          scratch, count);
+    if (status == kSampleNoPredecessor)
+      throw std::runtime_error("stochastic_trace: a sampled state has no predecessor (not a Forward matrix of the region)");
+    if (status == kSampled) {
+      result.pairs.resize(count);
+      return result;
+    }
+    std::fill(usage.begin(), usage.end(), 0.0f);  // the walk stopped mid-domain
+  }
+}
+
+RegionSamples sample_target_region(const OddsProfile& multihit, const std::uint8_t* target_codes, int i, int j,
+                                   int samples, std::uint32_t seed) {
+  DpMatrix region_forward;
+  forward_matrix(target_codes + i - 1, j - i + 1, multihit, region_forward);
+  return sample_region(multihit, target_codes + i - 1, j - i + 1, region_forward, samples,
+                       EaselFastRandom(seed).state());
+}
+
+std::vector<RegionEnvelope> region_envelopes(const RegionSamples& samples, int ireg,
+                                             const DomainDefinitionOptions& options, float* region_null2) {
+  SegmentPairEnsemble ensemble;
+  for (const SampledPair& pair : samples.pairs)
+    ensemble.add(pair.sample, pair.i + ireg - 1, pair.j + ireg - 1, pair.k, pair.m);
+  // Mean odds over the samples, as log odds per residue.
+  for (std::size_t pos = 0; pos < samples.sums.size(); ++pos)
+    region_null2[pos] = std::log(samples.sums[pos] / static_cast<float>(options.samples));
+  return undominated(ensemble.cluster(cluster_parameters(options)));
+}
+
 std::vector<RegionEnvelope> sample_region_envelopes(const OddsProfile& multihit, const std::uint8_t* codes, int ireg,
                                                     int jreg, const DpMatrix& region_forward,
                                                     const DomainDefinitionOptions& options, EaselFastRandom& rng,
@@ -445,24 +487,10 @@ std::vector<RegionEnvelope> sample_region_envelopes(const OddsProfile& multihit,
   const int Lr = jreg - ireg + 1;
   if (ireg < 1 || Lr < 1 || static_cast<int>(null2_scores.size()) <= jreg)
     throw std::invalid_argument("sample_region_envelopes: bad region or null2_scores too short");
-  const std::uint8_t* region_codes = codes + ireg - 1;
-  float* region_sums = null2_scores.data() + ireg;
-  std::fill(region_sums, region_sums + Lr, 0.0f);
-
   rng.reseed();  // HMMER's default: every region sampled from the same start
-  SegmentPairEnsemble ensemble;
-  for (int t = 0; t < options.samples; ++t) {
-    Trace trace = stochastic_trace(rng, region_codes, Lr, multihit, region_forward);
-    trace.index_domains();
-    for (const TraceDomain& domain : trace.domains)
-      ensemble.add(t, domain.sqfrom + ireg - 1, domain.sqto + ireg - 1, domain.hmmfrom, domain.hmmto);
-    add_trace_null2(multihit, trace, region_codes, Lr, region_sums);
-  }
-  // Mean odds over the samples, as log odds per residue.
-  for (int pos = 0; pos < Lr; ++pos)
-    region_sums[pos] = std::log(region_sums[pos] / static_cast<float>(options.samples));
-
-  return undominated(ensemble.cluster(cluster_parameters(options)));
+  const RegionSamples samples = sample_region(multihit, codes + ireg - 1, Lr, region_forward, options.samples,
+                                              rng.state());
+  return region_envelopes(samples, ireg, options, null2_scores.data() + ireg);
 }
 
 }  // namespace helix::hmm

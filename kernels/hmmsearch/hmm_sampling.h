@@ -11,7 +11,12 @@
 //   null2_by_trace()        the null2 odds of one sampled domain.
 //   SegmentPairEnsemble     sampled (i..j, k..m) segment pairs, single-linkage
 //                           clustered into significant clusters (p7_spensemble).
-//   sample_region_envelopes the whole ensemble step for one region.
+//   RegionSamples / sample_region() / region_envelopes()
+//                           the ensemble step for one region in two halves:
+//                           the sampling (hmm_sampling_rows.h, which an engine
+//                           may run for many regions at once) and the
+//                           clustering into envelopes.
+//   sample_region_envelopes both halves for one region.
 //
 // Exactness matters here: a choice compares a uniform deviate with normalized
 // cumulative sums, so each candidate probability is computed with the same
@@ -25,6 +30,7 @@
 #include "hmm_alphabet.h"
 #include "hmm_domains.h"
 #include "hmm_dp.h"
+#include "hmm_sampling_rows.h"
 
 namespace helix::hmm {
 
@@ -128,6 +134,25 @@ struct RegionEnvelope {
   int k = 0, m = 0;      // model nodes (unused by hmmsearch beyond here)
   float posterior = 0;   // the cluster's posterior probability
 };
+
+// The sampling half of the ensemble step for one region gives a
+// RegionSamples (hmm_engine.h).
+// Which residues each code stands for, for sample_region_rows().
+const CodeMembers& code_members();
+// The CPU's sampling of region codes[0..Lr-1] from its multihit Forward
+// matrix, starting from generator state `rng_state` (the region's reseeded
+// state). Throws std::runtime_error when a state has no predecessor.
+RegionSamples sample_region(const OddsProfile& multihit, const std::uint8_t* region_codes, int Lr,
+                            const DpMatrix& region_forward, int samples, std::uint32_t rng_state);
+// The same for residues i..j of a target: the region's Forward matrix, then
+// sample_region from the region's reseeded state of `seed`.
+RegionSamples sample_target_region(const OddsProfile& multihit, const std::uint8_t* target_codes, int i, int j,
+                                   int samples, std::uint32_t seed);
+// The clustering half for region ireg..: the envelopes (as
+// sample_region_envelopes returns them), and the region's null2 scores
+// (log of the mean odds) into region_null2[0..Lr-1].
+std::vector<RegionEnvelope> region_envelopes(const RegionSamples& samples, int ireg,
+                                             const DomainDefinitionOptions& options, float* region_null2);
 
 // What region_trace_ensemble does for region ireg..jreg of a target:
 // reseeds `rng`, samples options.samples traces from `region_forward` (the

@@ -31,9 +31,22 @@ std::vector<DomainDefinition> define_passed_domains(const SearchProfile& profile
   const std::vector<DomainPosteriors> posteriors = engine.domain_posteriors(passed);
   auto codes = [&](std::size_t p) { return targets[first + passed[p]].codes.data(); };
   auto length = [&](std::size_t p) { return static_cast<int>(targets[first + passed[p]].codes.size()); };
+  const DomainDefinitionOptions options;
+
+  // The multi-domain regions of every target, sampled in one call.
+  std::vector<RegionTask> regions;
+  std::vector<std::size_t> first_region(passed.size() + 1, 0);
+  for (std::size_t p = 0; p < passed.size(); ++p) {
+    for (const FoundRegion& r : find_regions(posteriors[p], length(p), options))
+      if (r.multidomain) regions.push_back({passed[p], r.i, r.j});
+    first_region[p + 1] = regions.size();
+  }
+  const std::vector<RegionSamples> sampled = engine.sample_regions(regions, options.samples, options.seed);
+
   std::vector<DomainPlan> plans(passed.size());
-  share_among_threads(passed.size(), host_threads,
-                      [&](std::size_t p) { plans[p] = plan_domains(profile, codes(p), length(p), posteriors[p]); });
+  share_among_threads(passed.size(), host_threads, [&](std::size_t p) {
+    plans[p] = plan_domains(profile, codes(p), length(p), posteriors[p], options, sampled.data() + first_region[p]);
+  });
 
   std::vector<EnvelopeTask> tasks;
   std::vector<std::size_t> first_task(passed.size() + 1, 0);

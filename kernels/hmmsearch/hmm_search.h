@@ -1,8 +1,8 @@
 // hmm_search.h: one profile against one chunk of targets, all of hmmsearch's
 // per-target work: the filter pipeline (hmm_pipeline.h), then, for the
-// targets that passed Forward, domain definition (whole-target posteriors
-// and envelope rescoring on the engine, regions and sampling on the host:
-// hmm_domains.h) and their report records (hmm_report.h).
+// targets that passed Forward, domain definition (whole-target posteriors,
+// region sampling and envelope rescoring on the engine, the rest on the
+// host: hmm_domains.h) and their report records (hmm_report.h).
 #pragma once
 #include <vector>
 
@@ -14,9 +14,10 @@
 namespace helix::hmm {
 
 // Domain definition of the targets that passed Forward, as the app runs it
-// for a block: whole-target posteriors and every envelope's rescoring on the
-// engine (all the block's envelopes in one call), regions, sampling and the
-// domains' records on the host. passed[p] is a loaded target's index; its
+// for a block: whole-target posteriors, the sampling of every multi-domain
+// region and every envelope's rescoring on the engine (each for the whole
+// block in one call); regions, clustering and the domains' records on the
+// host. passed[p] is a loaded target's index; its
 // residues are targets[first + passed[p]]. `host_threads` share the host's
 // part target by target; the result does not depend on their number.
 std::vector<DomainDefinition> define_passed_domains(const SearchProfile& profile,

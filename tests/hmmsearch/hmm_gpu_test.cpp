@@ -113,9 +113,43 @@ class HmmGpu : public ::testing::Test {
     for (const PassedTarget& passed : expected.passed) decoded.push_back(passed.target);
     expect_same_posteriors(hmm.name, decoded, reference->domain_posteriors(decoded), gpu->domain_posteriors(decoded),
                            targets);
+    expect_same_samples(hmm.name, targets, expected, *reference, *gpu);
     expect_same_envelopes(hmm.name, profile, targets, expected, *reference, *gpu);
     RecordProperty(hmm.name + "_msv_overflows", overflows);
     RecordProperty(hmm.name + "_passed_forward", static_cast<int>(expected.passed.size()));
+  }
+
+  // Region sampling: every multi-domain region of the passed targets, and
+  // each sampled target up to 5,000 residues whole, equal bit for bit.
+  static void expect_same_samples(const std::string& what, const std::vector<TargetSequence>& targets,
+                                  const ChunkSearch& search, HmmEngine& reference, HmmEngine& gpu) {
+    std::vector<std::uint32_t> passed;
+    for (const PassedTarget& target : search.passed) passed.push_back(target.target);
+    const std::vector<DomainPosteriors> posteriors = reference.domain_posteriors(passed);
+    std::vector<RegionTask> tasks;
+    for (std::size_t p = 0; p < passed.size(); ++p)
+      for (const FoundRegion& r : find_regions(posteriors[p], static_cast<int>(targets[passed[p]].codes.size())))
+        if (r.multidomain) tasks.push_back({passed[p], r.i, r.j});
+    const std::size_t multidomain = tasks.size();
+    for (std::uint32_t t = 0; t < targets.size(); t += 211)
+      if (!targets[t].codes.empty() && targets[t].codes.size() <= 5000)
+        tasks.push_back({t, 1, static_cast<int>(targets[t].codes.size())});
+    const std::vector<RegionSamples> expected = reference.sample_regions(tasks, 200, 42);
+    const std::vector<RegionSamples> got = gpu.sample_regions(tasks, 200, 42);
+    ASSERT_EQ(got.size(), expected.size()) << what;
+    for (std::size_t n = 0; n < tasks.size(); ++n) {
+      const std::string where = what + " region " + std::to_string(tasks[n].i) + ".." + std::to_string(tasks[n].j) +
+                                " of " + targets[tasks[n].target].name;
+      ASSERT_EQ(got[n].pairs.size(), expected[n].pairs.size()) << where;
+      for (std::size_t z = 0; z < got[n].pairs.size(); ++z) {
+        const SampledPair &a = got[n].pairs[z], &b = expected[n].pairs[z];
+        ASSERT_TRUE(a.sample == b.sample && a.i == b.i && a.j == b.j && a.k == b.k && a.m == b.m) << where << " pair " << z;
+      }
+      ASSERT_EQ(got[n].sums.size(), expected[n].sums.size()) << where;
+      for (std::size_t z = 0; z < got[n].sums.size(); ++z)
+        ASSERT_TRUE(same_bits(got[n].sums[z], expected[n].sums[z])) << where << " null2 sum of residue " << z + 1;
+    }
+    RecordProperty(what + "_multidomain_regions", static_cast<int>(multidomain));
   }
 
   // Envelope rescoring: every envelope domain definition plans for the

@@ -320,6 +320,7 @@ enum class Fault {
   kPosteriors,  // Forward right, the domain posteriors halved (a decoding
                 // bug; a float step alone rarely moves a region's edge)
   kEnvelopes,   // every envelope's Forward score one float step off
+  kSampling,    // every sampled domain one residue shorter
 };
 class FaultyEngine : public HmmEngine {
  public:
@@ -347,6 +348,14 @@ class FaultyEngine : public HmmEngine {
         for (float& p : target.mocc) p *= 0.5f;
     return posteriors;
   }
+  std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
+                                            std::uint32_t seed) override {
+    std::vector<RegionSamples> sampled = inner_->sample_regions(tasks, samples, seed);
+    if (fault_ == Fault::kSampling)
+      for (RegionSamples& region : sampled)
+        for (SampledPair& pair : region.pairs) pair.j -= 1;
+    return sampled;
+  }
   std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
     std::vector<EnvelopeRescore> rescored = inner_->rescore_envelopes(tasks);
     if (fault_ == Fault::kEnvelopes)
@@ -369,7 +378,19 @@ TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
     EXPECT_NE(std::string(e.what()).find("forward_nats"), std::string::npos) << e.what();
   }
   // Posteriors or envelopes wrong: the filters agree, domain definition does not.
-  for (Fault fault : {Fault::kPosteriors, Fault::kEnvelopes}) {
+  // globins45 holds no multi-domain region: a target of fn3 domains from
+  // 7LESS_DROME (its regions are sampled) first, as the self-check redoes
+  // each block's first passed target, gives the sampling something to get wrong.
+  const std::string sevenless = read_file_text(fs::path(kFn3).parent_path() / "7LESS_DROME");
+  std::string residues;  // the lines after the SQ line, up to "//"
+  for (std::size_t c = sevenless.find('\n', sevenless.find("\nSQ ") + 1), end = sevenless.find("\n//"); c < end; ++c)
+    if (std::isupper(static_cast<unsigned char>(sevenless[c]))) residues += sevenless[c];
+  ASSERT_EQ(residues.size(), 2554u);
+  database_text_ = ">fn3_repeats 7LESS_DROME 826-914, 826-900, 1809-1891\n" + residues.substr(825, 89) +
+                   residues.substr(825, 75) + residues.substr(1808, 83) + "\n" + database_text_;
+  targets_ = parse_targets(database_text_, "fn3 repeats + globins45");
+  write_inputs();
+  for (Fault fault : {Fault::kPosteriors, Fault::kEnvelopes, Fault::kSampling}) {
     fs::remove(dir_ / "checkpoint.state");
     FaultyEngine wrong_domains(fault);
     try {

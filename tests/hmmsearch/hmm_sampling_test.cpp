@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -494,6 +495,60 @@ TEST(SampleRegionEnvelopes, MatchesHmmsearchOnFibronectinRepeats) {
     EXPECT_EQ(repeat[d].posterior, second[d].posterior);
   }
   EXPECT_EQ(null2_scores, kept);
+}
+
+// The walk of hmm_sampling_rows.h (what every engine runs) keeps only each
+// trace's domains and null2 odds; here the same samples are drawn as whole
+// traces with stochastic_trace(), indexed and scored with null2_by_trace(),
+// and summed as HMMER's region_trace_ensemble does: the same pairs, the
+// same sums, bit for bit.
+TEST(SampleRegion, TheWalkKeepsWhatTheTracesSay) {
+  std::vector<ProfileHmm> hmms;
+  std::vector<std::uint8_t> whole;
+  try {
+    hmms = parse_hmm_file(read_text_maybe_gzipped(kTutorial + "fn3.hmm"), "fn3.hmm");
+    whole = swissprot_codes(read_text_maybe_gzipped(kTutorial + "7LESS_DROME"));
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "hmmer-examples not found: " << e.what();
+  }
+  const SearchProfile profile = configure_profile(hmms.front());
+  const int L = static_cast<int>(whole.size());
+  const OddsProfile multihit = odds_profile(profile, L, true);
+  int domains = 0;
+  for (auto [ireg, jreg] : {std::pair{800, 1000}, {1, L}, {1700, 2100}, {826, 914}}) {
+    const int Lr = jreg - ireg + 1;
+    const std::uint8_t* region = whole.data() + ireg - 1;
+    DpMatrix fwd;
+    forward_matrix(region, Lr, multihit, fwd);
+    const RegionSamples walked = sample_region(multihit, region, Lr, fwd, 200, EaselFastRandom(42).state());
+
+    EaselFastRandom rng(42);
+    std::vector<SampledPair> pairs;
+    std::vector<float> sums(Lr, 0.0f);
+    for (int t = 0; t < 200; ++t) {
+      Trace trace = stochastic_trace(rng, region, Lr, multihit, fwd);
+      trace.index_domains();
+      int pos = 1;
+      for (const TraceDomain& d : trace.domains) {
+        pairs.push_back({t, d.sqfrom, d.sqto, d.hmmfrom, d.hmmto});
+        const std::array<float, kCodes> null2 = null2_by_trace(multihit, trace, d.tfrom, d.tto);
+        for (; pos <= d.sqfrom; ++pos) sums[pos - 1] += 1.0f;
+        for (; pos <= d.sqto; ++pos) sums[pos - 1] += null2[region[pos - 1]];
+      }
+      for (; pos <= Lr; ++pos) sums[pos - 1] += 1.0f;
+    }
+    const std::string where = "region " + std::to_string(ireg) + ".." + std::to_string(jreg);
+    ASSERT_EQ(walked.pairs.size(), pairs.size()) << where;
+    for (std::size_t n = 0; n < pairs.size(); ++n) {
+      const SampledPair &a = walked.pairs[n], &b = pairs[n];
+      ASSERT_TRUE(a.sample == b.sample && a.i == b.i && a.j == b.j && a.k == b.k && a.m == b.m) << where << " pair " << n;
+    }
+    ASSERT_EQ(walked.sums.size(), sums.size());
+    for (int pos = 0; pos < Lr; ++pos)
+      ASSERT_EQ(std::memcmp(&walked.sums[pos], &sums[pos], sizeof(float)), 0) << where << " residue " << pos + 1;
+    domains += static_cast<int>(pairs.size());
+  }
+  EXPECT_GT(domains, 1000);  // 7LESS_DROME holds many fn3 repeats
 }
 
 }  // namespace

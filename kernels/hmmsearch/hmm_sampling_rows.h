@@ -1,0 +1,281 @@
+// hmm_sampling_rows.h: the sampling of one multi-domain region in hmmsearch's
+// domain definition (HMMER 3.3.2's region_trace_ensemble: stochastic
+// tracebacks from the region's Forward matrix, each trace's domains as
+// segment pairs, and each residue's null2 odds summed over the traces),
+// written once for the CPU reference and the CUDA engine: every function is
+// __host__ __device__ and reads raw striped rows (hmm_dp_rows.h's layout).
+//
+// It walks each trace from its end, as p7_StochasticTrace does, making the
+// same draws from Easel's generator with the same float and double
+// arithmetic as hmm_sampling.cpp's stochastic_trace(); instead of keeping
+// the path it keeps what the ensemble needs: each domain's ends (as
+// Trace::index_domains gives them) and its null2 odds (as null2_by_trace
+// gives them), added to the residues' sums as add_trace_null2 does. The
+// hmm_sampling tests check both routes against each other.
+#pragma once
+#include <cstdint>
+
+#include "hmm_envelope_rows.h"
+
+namespace helix::hmm {
+
+// Bit y of mask[x] is set when residue code x includes residue y (0..19).
+struct CodeMembers {
+  std::uint32_t mask[kCodes];
+};
+
+// One domain of one sampled trace: residues i..j of the region (1-based, its
+// first and last match), nodes k..m.
+struct SampledPair {
+  int sample = 0;
+  int i = 0, j = 0, k = 0, m = 0;
+};
+
+enum SamplingStatus : int {
+  kSampled = 0,
+  kSamplePairsFull = 1,       // more domains than the room given: sample again with more
+  kSampleNoPredecessor = 2,   // a state no path leads to: not a Forward matrix of the region
+};
+
+// Where sample_region_rows() works and writes.
+struct SamplingScratch {
+  float* usage;        // M + 1 floats, all 0 (left 0)
+  int* used;           // M ints
+  SampledPair* pairs;  // room for `room` pairs, in sample order, domains in sequence order
+  int room;
+  float* sums;         // Lr floats, all 0: each residue's null2 odds summed over the samples
+};
+
+namespace sampling {
+
+// Easel's fast generator (esl_random with the "fast" LCG) from its state.
+struct EaselStream {
+  std::uint32_t x;
+  HELIX_HMM_HD double uniform() {
+    x = x * 69069u + 1u;
+    return x / 4294967296.0;
+  }
+};
+
+// esl_rnd_FChoose on p[0..n-1], which esl_vec_FNorm normalized first.
+HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
+  float sum = 0.0f, compensation = 0.0f;  // esl_vec_FSum: Kahan
+  for (int c = 0; c < n; ++c) {
+    const float y = p[c] - compensation;
+    const float t = sum + y;
+    compensation = (t - sum) - y;
+    sum = t;
+  }
+  if (sum != 0.0f)
+    for (int c = 0; c < n; ++c) p[c] /= sum;
+  else
+    for (int c = 0; c < n; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(n));
+  const double roll = rng.uniform();
+  double norm = 0.0;
+  for (int c = 0; c < n; ++c) norm += p[c];
+  double running = 0.0;
+  for (int c = 0; c < n; ++c) {
+    running += static_cast<double>(p[c]);
+    if (roll < running / norm) return c;
+  }
+  return -1;
+}
+
+// The region's Forward matrix and the profile, as the choices read them.
+struct ForwardCells {
+  const StripedOdds& p;
+  const float* rows;
+  const float* x;
+  HELIX_HMM_HD float m(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellM); }
+  HELIX_HMM_HD float d(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellD); }
+  HELIX_HMM_HD float ins(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellI); }
+  HELIX_HMM_HD float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
+  HELIX_HMM_HD float t(int k, int which) const { return rows::node_transition(p, k, which); }
+};
+
+// The predecessor of the current state, one draw each (HMMER's select_*);
+// -1 when no predecessor is possible.
+HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int i, int k) {
+  float path[4] = {f.special(i - 1, kXB) * f.t(k, rows::kTBM), 0.0f, 0.0f, 0.0f};
+  if (k > 1) {  // node 0 holds nothing (HMMER shifts zeros in)
+    path[1] = f.m(i - 1, k - 1) * f.t(k, rows::kTMM);
+    path[2] = f.ins(i - 1, k - 1) * f.t(k, rows::kTIM);
+    path[3] = f.d(i - 1, k - 1) * f.t(k, rows::kTDM);
+  }
+  const int states[4] = {kTraceB, kTraceM, kTraceI, kTraceD};
+  const int c = choose(rng, path, 4);
+  return c < 0 ? -1 : states[c];
+}
+HELIX_HMM_HD int previous_of_delete(EaselStream& rng, const ForwardCells& f, int i, int k) {
+  float path[2] = {0.0f, 0.0f};
+  if (k > 1) {
+    path[0] = f.m(i, k - 1) * f.t(k - 1, rows::kTMD);
+    path[1] = f.d(i, k - 1) * rows::node_dd(f.p, k - 1);
+  }
+  const int c = choose(rng, path, 2);
+  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceD);
+}
+HELIX_HMM_HD int previous_of_insert(EaselStream& rng, const ForwardCells& f, int i, int k) {
+  float path[2] = {f.m(i - 1, k) * f.t(k, rows::kTMI), f.ins(i - 1, k) * f.t(k, rows::kTII)};
+  const int c = choose(rng, path, 2);
+  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceI);
+}
+// Row i's E is stored after rescaling, so HMMER multiplies its scale back in
+// to compare it with row i-1's value: (E * t) * scale, in that order.
+HELIX_HMM_HD int previous_of_c(EaselStream& rng, const ForwardCells& f, int i) {
+  float path[2] = {f.special(i - 1, kXC) * f.p.special.c_loop,
+                   f.special(i, kXE) * f.p.special.e_move * f.special(i, kXScale)};
+  const int c = choose(rng, path, 2);
+  return c < 0 ? -1 : (c == 0 ? kTraceC : kTraceE);
+}
+HELIX_HMM_HD int previous_of_j(EaselStream& rng, const ForwardCells& f, int i) {
+  float path[2] = {f.special(i - 1, kXJ) * f.p.special.j_loop,
+                   f.special(i, kXE) * f.p.special.e_loop * f.special(i, kXScale)};
+  const int c = choose(rng, path, 2);
+  return c < 0 ? -1 : (c == 0 ? kTraceJ : kTraceE);
+}
+HELIX_HMM_HD int previous_of_b(EaselStream& rng, const ForwardCells& f, int i) {
+  float path[2] = {f.special(i, kXN) * f.p.special.n_move, f.special(i, kXJ) * f.p.special.j_move};
+  const int c = choose(rng, path, 2);
+  return c < 0 ? -1 : (c == 0 ? kTraceN : kTraceJ);
+}
+// E(i) from any M(i,k) or D(i,k): each cell scaled by a float 1/E(i) and
+// accumulated in double, in striped order (per segment the match lanes,
+// then the delete lanes), going round again if rounding left the total
+// short of the deviate.
+HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, int& k) {
+  const int M = f.p.M, Q = f.p.Q;
+  const double roll = rng.uniform();
+  const float norm = static_cast<float>(1.0 / f.special(i, kXE));
+  double sum = 0.0;
+  for (;;) {
+    const double sum_before_pass = sum;
+    for (int q = 0; q < Q; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        const int node = r * Q + q + 1;
+        if (node > M) continue;  // padding lanes hold zero
+        sum += f.m(i, node) * norm;
+        if (roll < sum) return k = node, kTraceM;
+      }
+      for (int r = 0; r < 4; ++r) {
+        const int node = r * Q + q + 1;
+        if (node > M) continue;
+        sum += f.d(i, node) * norm;
+        if (roll < sum) return k = node, kTraceD;
+      }
+    }
+    if (!(sum > sum_before_pass)) return -1;  // HMMER would loop forever
+  }
+}
+
+// One domain of the trace being walked (from its E back to its B).
+struct OpenDomain {
+  int sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
+  int emitted = 0, used = 0;
+};
+
+// null2_by_trace for the domain: the usage of its nodes (M and I emissions,
+// in the match node) as frequencies, times the match odds, per lane in node
+// order; `used` holds its nodes in descending order. Resets their usage.
+HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members, const OpenDomain& domain,
+                               float* usage, const int* used, float* null2) {
+  const float norm = static_cast<float>(1.0 / static_cast<float>(domain.emitted));
+  for (int u = 0; u < domain.used; ++u) usage[used[u]] *= norm;
+  const float none = 0.0f;  // N, C, J emit nothing between B and E
+  const float outside = (none * norm + none * norm) + none * norm;
+  for (int x = 0; x < kResidues; ++x) {
+    float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int u = domain.used - 1; u >= 0; --u) {
+      const int node = used[u], r = (node - 1) / p.Q, q = (node - 1) % p.Q;
+      lane[r] = lane[r] + usage[node] * p.match[(x * p.Q + q) * 4 + r];
+    }
+    null2[x] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
+  }
+  for (int code = kResidues; code < kCodes; ++code) {
+    float total = 0.0f;
+    int count = 0;
+    for (int y = 0; y < kResidues; ++y)
+      if (members.mask[code] >> y & 1u) total += null2[y], ++count;
+    null2[code] = count > 0 ? total / static_cast<float>(count) : 1.0f;
+  }
+  for (int u = 0; u < domain.used; ++u) usage[used[u]] = 0.0f;
+}
+
+}  // namespace sampling
+
+// region_trace_ensemble's sampling for region codes[0 .. Lr-1], whose
+// Forward matrix (multihit, the target's length model) is `rows`/`x`:
+// `samples` traces drawn from generator state `rng_state` (after the
+// region's reseeding). Writes the segment pairs and the residues' null2
+// sums; `pair_count` gets the number of pairs.
+HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& members, const std::uint8_t* codes,
+                                    int Lr, const float* rows, const float* x, int samples, std::uint32_t rng_state,
+                                    const SamplingScratch& s, int& pair_count) {
+  using namespace sampling;
+  const ForwardCells f{p, rows, x};
+  EaselStream rng{rng_state};
+  float null2[kCodes];
+  pair_count = 0;
+  for (int sample = 0; sample < samples; ++sample) {
+    const int first_pair = pair_count;
+    int i = Lr, k = 0, hi = Lr;  // hi: residues above it have their sum for this sample
+    int current = kTraceC;
+    OpenDomain domain;
+    while (current != kTraceS) {
+      int previous = -1;
+      switch (current) {
+        case kTraceM:
+          if (i >= 1 && k >= 1) previous = previous_of_match(rng, f, i, k), --k, --i;
+          break;
+        case kTraceD:
+          if (k >= 1) previous = previous_of_delete(rng, f, i, k), --k;
+          break;
+        case kTraceI:
+          if (i >= 1 && k >= 1) previous = previous_of_insert(rng, f, i, k), --i;
+          break;
+        case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
+        case kTraceC:
+          if (i >= 1) previous = previous_of_c(rng, f, i);
+          break;
+        case kTraceJ:
+          if (i >= 1) previous = previous_of_j(rng, f, i);
+          break;
+        case kTraceE: previous = previous_of_e(rng, f, i, k); break;
+        case kTraceB: previous = previous_of_b(rng, f, i); break;
+        default: break;
+      }
+      if (previous < 0) return kSampleNoPredecessor;
+      if (previous == kTraceE) {
+        domain = OpenDomain{};
+      } else if (previous == kTraceM || previous == kTraceI) {  // emits residue i at node k
+        if (s.usage[k] == 0.0f) s.used[domain.used++] = k;
+        s.usage[k] += 1.0f;
+        ++domain.emitted;
+        if (previous == kTraceM) {
+          domain.sqfrom = i, domain.hmmfrom = k;
+          if (domain.sqto == 0) domain.sqto = i, domain.hmmto = k;
+        }
+      } else if (previous == kTraceB) {
+        domain_null2(p, members, domain, s.usage, s.used, null2);
+        if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
+          for (int pos = domain.sqto + 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
+          for (int pos = domain.sqfrom + 1; pos <= domain.sqto; ++pos) s.sums[pos - 1] += null2[codes[pos - 1]];
+          hi = domain.sqfrom;
+        }
+        if (pair_count >= s.room) return kSamplePairsFull;
+        s.pairs[pair_count++] = SampledPair{sample, domain.sqfrom, domain.sqto, domain.hmmfrom, domain.hmmto};
+      }
+      // Staying in N, C or J emits residue i; moving on does not.
+      if ((previous == kTraceN || previous == kTraceC || previous == kTraceJ) && previous == current) --i;
+      current = previous;
+    }
+    for (int pos = 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
+    for (int a = first_pair, b = pair_count - 1; a < b; ++a, --b) {  // walked from the end: sequence order
+      const SampledPair t = s.pairs[a];
+      s.pairs[a] = s.pairs[b], s.pairs[b] = t;
+    }
+  }
+  return kSampled;
+}
+
+}  // namespace helix::hmm
