@@ -325,11 +325,15 @@ __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d,
 }
 
 // With `specials` (domain definition's parser pass), each row's E, N, J, B,
-// C and scale factor are kept too, at specials + special_offsets[b].
+// C and scale factor are kept too, at specials + special_offsets[b]. With
+// `regions` (domain definition's sampling), entry b is the residues of
+// regions[b] instead of its whole target, and every row's cells are kept
+// as well, in hmm_dp_rows.h's layout, at region_rows + regions[b].rows_at.
 __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
                                     std::uint32_t count, ForwardStriped f, float* global_rows, bool shared_rows,
                                     float* out, unsigned* next, float* specials,
-                                    const std::uint64_t* special_offsets) {
+                                    const std::uint64_t* special_offsets, const RegionJob* regions,
+                                    float* region_rows) {
   extern __shared__ float shared_scratch[];
   const int lane = threadIdx.x % kWarp, z = lane / kForwardHelpers, helper = lane % kForwardHelpers;
   const int Q = f.Q, span = (Q + kForwardHelpers - 1) / kForwardHelpers;
@@ -346,8 +350,11 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
     const unsigned b = next_warp_slot(next);
     if (b >= count) return;
     const BatchTarget target = batch[b];
-    const std::uint64_t offset = offsets[target.target];
-    const int L = static_cast<int>(offsets[target.target + 1] - offset);
+    const std::uint64_t offset = regions ? regions[b].codes_at : offsets[target.target];
+    const int L = regions ? regions[b].L : static_cast<int>(offsets[target.target + 1] - offset);
+    float* every_row = regions ? region_rows + regions[b].rows_at : nullptr;
+    if (every_row)
+      for (int c = lane; c < 3 * kForwardLanes * Q; c += kWarp) every_row[c] = 0.0f;
     const float move = target.config.fwd_move, loop = target.config.fwd_loop;
     for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
     __syncwarp();
@@ -446,6 +453,13 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
           cm[c] = cm[c] * scale, cd[c] = cd[c] * scale, ci[c] = ci[c] * scale;
         totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
         row_scale = xE, xE = 1.0f;
+      }
+      if (every_row) {  // [z][q] per state here, [(q * 3 + state) * 4 + z] there
+        float* row = every_row + static_cast<std::size_t>(i + 1) * 3 * kForwardLanes * Q;
+        for (int c = lane; c < kForwardLanes * Q; c += kWarp) {
+          const int cell = (c % Q) * 3 * kForwardLanes + c / Q;
+          row[cell] = cm[c], row[cell + kForwardLanes] = cd[c], row[cell + 2 * kForwardLanes] = ci[c];
+        }
       }
       if (row_specials && lane == 0)
         rows::store_specials(row_specials + (i + 1) * kSpecialCells, xE, xN, xJ, xB, xC, row_scale);
@@ -660,7 +674,7 @@ class GpuEngine : public HmmEngine {
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
               codes_.data, offsets_.data, batch, count, f.view, static_cast<float*>(scratch), f.shared_rows, out, next,
-              nullptr, nullptr);
+              nullptr, nullptr, nullptr, nullptr);
         });
   }
 
@@ -801,6 +815,7 @@ class GpuEngine : public HmmEngine {
     launch.rows = env_rows_.data, launch.specials = env_specials_.data;
     launch.usage = region_usage_.data, launch.sums = region_usage_.data + usage, launch.used = region_used_.data;
     launch.pairs = region_pairs_.data, launch.status = region_results_.data, launch.pair_count = region_results_.data + count;
+    region_forward_matrices(tasks, batch, device_jobs.data, jobs);
     launch_region_sampling(launch);
 
     std::vector<int> results(2 * count);
@@ -825,6 +840,32 @@ class GpuEngine : public HmmEngine {
       out.pairs.assign(first_pair, first_pair + results[count + b]);
       out.sums.assign(all_sums.begin() + jobs[b].sums_at, all_sums.begin() + jobs[b].sums_at + jobs[b].L);
     }
+  }
+
+  // The regions' Forward matrices (multihit, each target's length model),
+  // every row's cells and specials, by the Forward filter's warp kernel.
+  void region_forward_matrices(const std::vector<RegionTask>& tasks, const std::vector<std::uint32_t>& batch,
+                               const RegionJob* device_jobs, const std::vector<RegionJob>& jobs) {
+    const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
+    std::vector<BatchTarget> entries(count);
+    std::vector<std::uint64_t> special_offsets(count);
+    for (std::uint32_t b = 0; b < count; ++b) {
+      const std::uint32_t target = tasks[batch[b]].target;
+      entries[b] = {target, lengths_(targets_->length(target))};
+      special_offsets[b] = jobs[b].x_at;
+    }
+    DeviceBuffer<BatchTarget> device_entries;
+    DeviceBuffer<std::uint64_t> device_special_offsets;
+    device_entries.upload(entries.data(), count, "uploading region targets");
+    device_special_offsets.upload(special_offsets.data(), count, "uploading region row offsets");
+    reserve(results_, count * sizeof(float), "region Forward scores");
+    const ForwardLaunch f = forward_launch();
+    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
+        codes_.data, offsets_.data, device_entries.data, count, f.view, reinterpret_cast<float*>(rows_.data),
+        f.shared_rows, reinterpret_cast<float*>(results_.data), work_counter(), env_specials_.data,
+        device_special_offsets.data, device_jobs, env_rows_.data);
+    check_cuda(cudaGetLastError(), "region Forward kernel launch");
   }
 
   void rescore_envelope_batch(const std::vector<EnvelopeTask>& tasks, const std::vector<std::uint32_t>& batch,
@@ -952,7 +993,7 @@ class GpuEngine : public HmmEngine {
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
     forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
         codes_.data, offsets_.data, entries, count, f.view, reinterpret_cast<float*>(rows_.data), f.shared_rows,
-        scores, work_counter(), forward_specials_.data, special_offsets);
+        scores, work_counter(), forward_specials_.data, special_offsets, nullptr, nullptr);
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 

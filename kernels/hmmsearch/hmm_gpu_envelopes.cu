@@ -2,7 +2,7 @@
 // for every envelope of a block's passed targets, Forward and Backward over
 // the envelope, decoding, optimal accuracy, its traceback and null2
 // (hmm_envelope_rows.h, the same functions the CPU reference runs, so the
-// same floats). One thread per envelope: a block has hundreds to thousands
+// same floats). One lane of a warp per envelope: a block has hundreds to thousands
 // of envelopes, the host sorts them longest first.
 #include "hmm_gpu_envelopes.h"
 
@@ -11,11 +11,14 @@
 namespace helix::hmm {
 namespace {
 
-constexpr int kThreadsPerBlock = 32;
+// One lane per warp works: the walks of different tasks branch apart at
+// every step, and lanes of one warp that branch apart take turns, which
+// made 32 tasks to a warp about 32 times slower than one.
+constexpr int kWarpSize = 32, kWarpsPerBlock = 4;
 
 __global__ void rescore_envelopes_kernel(EnvelopeBatch b) {
-  const unsigned n = blockIdx.x * blockDim.x + threadIdx.x;
-  if (n >= b.count) return;
+  const unsigned n = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize;
+  if (threadIdx.x % kWarpSize != 0 || n >= b.count) return;
   const EnvelopeJob job = b.jobs[n];
   const StripedOdds p{b.M, b.Q, b.transitions, b.match, job.special};
   const std::size_t cells = static_cast<std::size_t>(job.L + 1) * 12 * b.Q;
@@ -32,8 +35,8 @@ __global__ void rescore_envelopes_kernel(EnvelopeBatch b) {
 
 void launch_envelope_rescoring(const EnvelopeBatch& batch) {
   if (batch.count == 0) return;
-  const unsigned blocks = (batch.count + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  rescore_envelopes_kernel<<<blocks, kThreadsPerBlock>>>(batch);
+  const unsigned blocks = (batch.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  rescore_envelopes_kernel<<<blocks, kWarpsPerBlock * kWarpSize>>>(batch);
   check_cuda(cudaGetLastError(), "envelope rescoring kernel launch");
 }
 

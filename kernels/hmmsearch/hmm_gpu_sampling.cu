@@ -1,10 +1,12 @@
 // hmm_gpu_sampling.cu: the GPU's sampling of multi-domain regions in domain
-// definition: for every such region of a block's passed targets, its
-// multihit Forward matrix (hmm_dp_rows.h) and the stochastic tracebacks,
-// segment pairs and null2 sums of hmm_sampling_rows.h, the same functions
-// the CPU reference runs, so the same draws and floats. One thread per
-// region: the draws of a region's traces come one after another from one
-// generator stream, so a region's samples cannot be split.
+// definition: for every such region of a block's passed targets, from its
+// multihit Forward matrix (which the Forward warp kernel of hmm_gpu.cu
+// writes, cell for cell what the CPU's forward_matrix() gives), the
+// stochastic tracebacks, segment pairs and null2 sums of
+// hmm_sampling_rows.h, the same functions the CPU reference runs, so the
+// same draws and floats. One lane of a warp per region: the draws of a region's
+// traces come one after another from one generator stream, so a region's
+// samples cannot be split.
 #include "hmm_gpu_sampling.h"
 
 #include "core/cuda_support.h"
@@ -12,18 +14,19 @@
 namespace helix::hmm {
 namespace {
 
-constexpr int kThreadsPerBlock = 32;
+// One lane per warp works: the walks of different tasks branch apart at
+// every step, and lanes of one warp that branch apart take turns, which
+// made 32 tasks to a warp about 32 times slower than one.
+constexpr int kWarpSize = 32, kWarpsPerBlock = 4;
 
 __global__ void sample_regions_kernel(RegionBatch b) {
-  const unsigned n = blockIdx.x * blockDim.x + threadIdx.x;
-  if (n >= b.count) return;
+  const unsigned n = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize;
+  if (threadIdx.x % kWarpSize != 0 || n >= b.count) return;
   const RegionJob job = b.jobs[n];
   const StripedOdds p{b.M, b.Q, b.transitions, b.match, job.special};
   const std::uint8_t* codes = b.codes + job.codes_at;
   float* rows = b.rows + job.rows_at;
   float* specials = b.specials + job.x_at;
-  float total_scale = 0.0f;
-  forward_rows(codes, job.L, p, rows, true, specials, total_scale);
   const SamplingScratch scratch{b.usage + job.usage_at, b.used + job.used_at, b.pairs + job.pairs_at, job.room,
                                 b.sums + job.sums_at};
   int count = 0;
@@ -35,8 +38,8 @@ __global__ void sample_regions_kernel(RegionBatch b) {
 
 void launch_region_sampling(const RegionBatch& batch) {
   if (batch.count == 0) return;
-  const unsigned blocks = (batch.count + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  sample_regions_kernel<<<blocks, kThreadsPerBlock>>>(batch);
+  const unsigned blocks = (batch.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  sample_regions_kernel<<<blocks, kWarpsPerBlock * kWarpSize>>>(batch);
   check_cuda(cudaGetLastError(), "region sampling kernel launch");
 }
 

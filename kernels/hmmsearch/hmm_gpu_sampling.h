@@ -1,6 +1,7 @@
 // hmm_gpu_sampling.h: launch of the region sampling kernel of domain
-// definition (hmm_gpu_sampling.cu), for the CUDA engine (hmm_gpu.cu). All
-// pointers are device memory.
+// definition (hmm_gpu_sampling.cu), for the CUDA engine (hmm_gpu.cu), which
+// first writes each region's Forward matrix with its Forward warp kernel.
+// All pointers are device memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,8 +13,8 @@ namespace helix::hmm {
 // One region: where its residues and its working and result memory are.
 struct RegionJob {
   std::uint64_t codes_at = 0;  // its first residue in the chunk's codes
-  std::uint64_t rows_at = 0;   // its Forward matrix: (L + 1) * 12Q floats
-  std::uint64_t x_at = 0;      // its specials: (L + 1) * kSpecialCells floats
+  std::uint64_t rows_at = 0;   // its Forward matrix: (L + 1) * 12Q floats, written before
+  std::uint64_t x_at = 0;      // its specials: (L + 1) * kSpecialCells floats, written before
   std::uint64_t usage_at = 0;  // M + 1 floats, zeroed
   std::uint64_t used_at = 0;   // M ints
   std::uint64_t sums_at = 0;   // L floats, zeroed
