@@ -4,7 +4,7 @@
 // writes, cell for cell what the CPU's forward_matrix() gives), the
 // stochastic tracebacks, segment pairs and null2 sums of
 // hmm_sampling_rows.h, the same functions the CPU reference runs, so the
-// same draws and floats. One lane of a warp per region: the draws of a region's
+// same draws and floats. One warp per region: the draws of a region's
 // traces come one after another from one generator stream, so a region's
 // samples cannot be split.
 #include "hmm_gpu_sampling.h"
@@ -14,24 +14,28 @@
 namespace helix::hmm {
 namespace {
 
-// One lane per warp works: the walks of different tasks branch apart at
-// every step, and lanes of one warp that branch apart take turns, which
-// made 32 tasks to a warp about 32 times slower than one.
+// One region per warp: the walks of different regions branch apart at
+// every step, and lanes of one warp that branch apart take turns (32
+// regions to a warp ran about 32 times slower than one). All 32 lanes walk
+// the region's traces in step, so that they can share the scan of an E
+// state's 2M predecessors (hmm_sampling_rows.h); one lane writes.
 constexpr int kWarpSize = 32, kWarpsPerBlock = 4;
 
 __global__ void sample_regions_kernel(RegionBatch b) {
   const unsigned n = (blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize;
-  if (threadIdx.x % kWarpSize != 0 || n >= b.count) return;
+  if (n >= b.count) return;  // whole warps: all their lanes walk the region in step
   const RegionJob job = b.jobs[n];
   const StripedOdds p{b.M, b.Q, b.transitions, b.match, job.special};
   const std::uint8_t* codes = b.codes + job.codes_at;
   float* rows = b.rows + job.rows_at;
   float* specials = b.specials + job.x_at;
+  const bool keeper = threadIdx.x % kWarpSize == 0;  // the lane that writes
   const SamplingScratch scratch{b.usage + job.usage_at, b.used + job.used_at, b.pairs + job.pairs_at, job.room,
-                                b.sums + job.sums_at};
+                                b.sums + job.sums_at, keeper};
   int count = 0;
-  b.status[n] = sample_region_rows(p, b.members, codes, job.L, rows, specials, b.samples, b.rng_state, scratch, count);
-  b.pair_count[n] = count;
+  const int status = sample_region_rows(p, b.members, codes, job.L, rows, specials, b.samples, b.rng_state, scratch,
+                                        count);
+  if (keeper) b.status[n] = status, b.pair_count[n] = count;
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ struct SamplingScratch {
   SampledPair* pairs;  // room for `room` pairs, in sample order, domains in sequence order
   int room;
   float* sums;         // Lr floats, all 0: each residue's null2 odds summed over the samples
+  // False: walk only, write nothing (on the GPU the other lanes of a warp
+  // walk beside the one that keeps, to share the E state's scan).
+  bool keep = true;
 };
 
 namespace sampling {
@@ -148,6 +151,32 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
   const double roll = rng.uniform();
   const float norm = static_cast<float>(1.0 / f.special(i, kXE));
   double sum = 0.0;
+#ifdef __CUDA_ARCH__
+  // The whole warp walks in step: its 32 lanes load 32 candidates at once
+  // (position s of the scan: segment s / 8, match or delete, lane s % 4),
+  // then every lane adds them one after another, in the scan's order.
+  const int lane = threadIdx.x % 32, positions = 8 * Q;
+  for (;;) {
+    const double sum_before_pass = sum;
+    for (int base = 0; base < positions; base += 32) {
+      const int s = base + lane, q = s / 8, is_delete = (s % 8) / 4, node = (s % 4) * Q + q + 1;
+      const bool valid = s < positions && node <= M;  // padding lanes hold zero and are skipped
+      const float term = valid ? (is_delete ? f.d(i, node) : f.m(i, node)) * norm : 0.0f;
+      const unsigned valid_lanes = __ballot_sync(0xffffffffu, valid);
+      for (int j = 0; j < 32; ++j) {
+        const float t = __shfl_sync(0xffffffffu, term, j);
+        if (!(valid_lanes >> j & 1u)) continue;
+        sum += t;
+        if (roll < sum) {
+          k = __shfl_sync(0xffffffffu, node, j);
+          return __shfl_sync(0xffffffffu, is_delete, j) ? kTraceD : kTraceM;
+        }
+      }
+    }
+    if (!(sum > sum_before_pass)) return -1;  // HMMER would loop forever
+  }
+#else
+
   for (;;) {
     const double sum_before_pass = sum;
     for (int q = 0; q < Q; ++q) {
@@ -166,6 +195,7 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
     }
     if (!(sum > sum_before_pass)) return -1;  // HMMER would loop forever
   }
+#endif
 }
 
 // One domain of the trace being walked (from its E back to its B).
@@ -247,7 +277,7 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
       if (previous < 0) return kSampleNoPredecessor;
       if (previous == kTraceE) {
         domain = OpenDomain{};
-      } else if (previous == kTraceM || previous == kTraceI) {  // emits residue i at node k
+      } else if ((previous == kTraceM || previous == kTraceI) && s.keep) {  // emits residue i at node k
         if (s.usage[k] == 0.0f) s.used[domain.used++] = k;
         s.usage[k] += 1.0f;
         ++domain.emitted;
@@ -256,19 +286,23 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
           if (domain.sqto == 0) domain.sqto = i, domain.hmmto = k;
         }
       } else if (previous == kTraceB) {
-        domain_null2(p, members, domain, s.usage, s.used, null2);
-        if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
-          for (int pos = domain.sqto + 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
-          for (int pos = domain.sqfrom + 1; pos <= domain.sqto; ++pos) s.sums[pos - 1] += null2[codes[pos - 1]];
-          hi = domain.sqfrom;
-        }
         if (pair_count >= s.room) return kSamplePairsFull;
-        s.pairs[pair_count++] = SampledPair{sample, domain.sqfrom, domain.sqto, domain.hmmfrom, domain.hmmto};
+        if (s.keep) {
+          domain_null2(p, members, domain, s.usage, s.used, null2);
+          if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
+            for (int pos = domain.sqto + 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
+            for (int pos = domain.sqfrom + 1; pos <= domain.sqto; ++pos) s.sums[pos - 1] += null2[codes[pos - 1]];
+            hi = domain.sqfrom;
+          }
+          s.pairs[pair_count] = SampledPair{sample, domain.sqfrom, domain.sqto, domain.hmmfrom, domain.hmmto};
+        }
+        ++pair_count;
       }
       // Staying in N, C or J emits residue i; moving on does not.
       if ((previous == kTraceN || previous == kTraceC || previous == kTraceJ) && previous == current) --i;
       current = previous;
     }
+    if (!s.keep) continue;
     for (int pos = 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
     for (int a = first_pair, b = pair_count - 1; a < b; ++a, --b) {  // walked from the end: sequence order
       const SampledPair t = s.pairs[a];
