@@ -29,10 +29,12 @@
 //                   over each target that passed Forward) on the GPU, and the
 //                   host's decoding of their posteriors.
 //   BM_GpuReport    everything hmmsearch does, end to end: the filters, domain
-//                   definition (posteriors on the GPU, regions, envelopes,
-//                   sampling, null2 and alignments on the host: 1 thread, as
-//                   the volunteer app runs, or 16), and the tblout, domtblout
-//                   and human-readable texts. Arguments: profile, host threads.
+//                   definition as the app runs it (define_passed_domains:
+//                   posteriors, region sampling and envelope rescoring on the
+//                   GPU; regions, clustering and alignments on the host: 1
+//                   thread, as the volunteer app runs, or 16), and the
+//                   tblout, domtblout and human-readable texts. Arguments:
+//                   profile, host threads.
 //   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
 //                   the profile and the database, all filters, domains, output).
 // Loading the targets into the GPU happens once, outside the timing.

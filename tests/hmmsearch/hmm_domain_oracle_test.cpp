@@ -5,8 +5,9 @@
 //   hmmsearch -Z 1000000 --domZ 1000000 --cpu 1 -o O
 //             --tblout T --domtblout D <hmm> <fasta>
 //
-// Our side: the CPU reference pipeline and domain_hits() (define_domains()
-// and score_target() for every target that passed Forward), the report model
+// Our side: the CPU reference pipeline and domain_hits() (the app's
+// define_passed_domains() with the reference engine, then score_target()
+// for every target that passed Forward), the report model
 // (hmm_report.h), its tblout / domtblout and human-readable text. Every row
 // of both tables must be identical, byte for byte: target and domain sets,
 // full-sequence and best-domain scores, bias and E-values,
