@@ -44,8 +44,8 @@ struct SamplingScratch {
   SampledPair* pairs;  // room for `room` pairs, in sample order, domains in sequence order
   int room;
   float* sums;         // Lr floats, all 0: each residue's null2 odds summed over the samples
-  // False: walk only, write nothing (on the GPU the other lanes of a warp
-  // walk beside the one that keeps, to share the E state's scan).
+  // False: write no usage, nodes or pairs (on the GPU all lanes of a warp
+  // walk the region in step and share the sums; one lane keeps the rest).
   bool keep = true;
 };
 
@@ -89,11 +89,34 @@ struct ForwardCells {
   const StripedOdds& p;
   const float* rows;
   const float* x;
+  int L;  // rows 0..L
   HELIX_HMM_HD float m(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellM); }
   HELIX_HMM_HD float d(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellD); }
   HELIX_HMM_HD float ins(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellI); }
-  HELIX_HMM_HD float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
   HELIX_HMM_HD float t(int k, int which) const { return rows::node_transition(p, k, which); }
+#ifdef __CUDA_ARCH__
+  // The warp walks in step, down the rows: lane j keeps the specials of row
+  // window_top - j, so most steps read a neighbour's register instead of
+  // waiting on memory; a row outside the window reloads it.
+  mutable int window_top = -1;
+  mutable float window[kSpecialCells] = {};
+  __device__ float special(int i, int cell) const {
+    const int lane = threadIdx.x % 32;
+    if (i > window_top || i <= window_top - 32) {
+      window_top = i + 1 <= L ? i + 1 : i;
+      const int row = window_top - lane;
+#pragma unroll
+      for (int c = 0; c < kSpecialCells; ++c) window[c] = row >= 0 ? x[row * kSpecialCells + c] : 0.0f;
+    }
+    float mine = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kSpecialCells; ++c)
+      if (c == cell) mine = window[c];
+    return __shfl_sync(0xffffffffu, mine, window_top - i);
+  }
+#else
+  float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
+#endif
 };
 
 // The predecessor of the current state, one draw each (HMMER's select_*);
@@ -202,25 +225,56 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
 struct OpenDomain {
   int sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
   int emitted = 0, used = 0;
+  int last_node = 0;  // the node of its last emission walked
 };
+
+// On the GPU the whole warp walks a region in step (hmm_gpu_sampling.cu):
+// its lanes share the per-domain work below; on the CPU one "lane" does it all.
+HELIX_HMM_HD int walk_lane() {
+#ifdef __CUDA_ARCH__
+  return threadIdx.x % 32;
+#else
+  return 0;
+#endif
+}
+HELIX_HMM_HD int walk_lanes() {
+#ifdef __CUDA_ARCH__
+  return 32;
+#else
+  return 1;
+#endif
+}
+// Makes one lane's writes to memory visible to the others.
+HELIX_HMM_HD void walk_sync() {
+#ifdef __CUDA_ARCH__
+  __syncwarp();
+#endif
+}
 
 // null2_by_trace for the domain: the usage of its nodes (M and I emissions,
 // in the match node) as frequencies, times the match odds, per lane in node
 // order; `used` holds its nodes in descending order. Resets their usage.
+// On the GPU lane x computes residue x's odds (each in the same order).
 HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members, const OpenDomain& domain,
                                float* usage, const int* used, float* null2) {
   const float norm = static_cast<float>(1.0 / static_cast<float>(domain.emitted));
-  for (int u = 0; u < domain.used; ++u) usage[used[u]] *= norm;
   const float none = 0.0f;  // N, C, J emit nothing between B and E
   const float outside = (none * norm + none * norm) + none * norm;
-  for (int x = 0; x < kResidues; ++x) {
+  walk_sync();
+  auto odds_of = [&](int x) {
     float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int u = domain.used - 1; u >= 0; --u) {
       const int node = used[u], r = (node - 1) / p.Q, q = (node - 1) % p.Q;
-      lane[r] = lane[r] + usage[node] * p.match[(x * p.Q + q) * 4 + r];
+      lane[r] = lane[r] + (usage[node] * norm) * p.match[(x * p.Q + q) * 4 + r];
     }
-    null2[x] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
-  }
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
+  };
+#ifdef __CUDA_ARCH__
+  const float mine = walk_lane() < kResidues ? odds_of(walk_lane()) : 0.0f;
+  for (int x = 0; x < kResidues; ++x) null2[x] = __shfl_sync(0xffffffffu, mine, x);
+#else
+  for (int x = 0; x < kResidues; ++x) null2[x] = odds_of(x);
+#endif
   for (int code = kResidues; code < kCodes; ++code) {
     float total = 0.0f;
     int count = 0;
@@ -228,7 +282,21 @@ HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members,
       if (members.mask[code] >> y & 1u) total += null2[y], ++count;
     null2[code] = count > 0 ? total / static_cast<float>(count) : 1.0f;
   }
-  for (int u = 0; u < domain.used; ++u) usage[used[u]] = 0.0f;
+  walk_sync();
+  for (int u = walk_lane(); u < domain.used; u += walk_lanes()) usage[used[u]] = 0.0f;
+  walk_sync();
+}
+
+// sums[pos - 1] += value for pos = first..last, the lanes sharing them.
+HELIX_HMM_HD void add_to_sums(float* sums, int first, int last, float value) {
+  walk_sync();
+  for (int pos = first + walk_lane(); pos <= last; pos += walk_lanes()) sums[pos - 1] += value;
+  walk_sync();
+}
+HELIX_HMM_HD void add_null2_to_sums(float* sums, int first, int last, const float* null2, const std::uint8_t* codes) {
+  walk_sync();
+  for (int pos = first + walk_lane(); pos <= last; pos += walk_lanes()) sums[pos - 1] += null2[codes[pos - 1]];
+  walk_sync();
 }
 
 }  // namespace sampling
@@ -242,7 +310,7 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
                                     int Lr, const float* rows, const float* x, int samples, std::uint32_t rng_state,
                                     const SamplingScratch& s, int& pair_count) {
   using namespace sampling;
-  const ForwardCells f{p, rows, x};
+  const ForwardCells f{p, rows, x, Lr};
   EaselStream rng{rng_state};
   float null2[kCodes];
   pair_count = 0;
@@ -277,9 +345,14 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
       if (previous < 0) return kSampleNoPredecessor;
       if (previous == kTraceE) {
         domain = OpenDomain{};
-      } else if ((previous == kTraceM || previous == kTraceI) && s.keep) {  // emits residue i at node k
-        if (s.usage[k] == 0.0f) s.used[domain.used++] = k;
-        s.usage[k] += 1.0f;
+      } else if (previous == kTraceM || previous == kTraceI) {  // emits residue i at node k
+        // The walk's k never grows within a domain, so a node is new exactly
+        // when it differs from the last one (null2_by_trace's usage[k] == 0).
+        if (domain.used == 0 || domain.last_node != k) {
+          if (s.keep) s.used[domain.used] = k;
+          ++domain.used, domain.last_node = k;
+        }
+        if (s.keep) s.usage[k] += 1.0f;
         ++domain.emitted;
         if (previous == kTraceM) {
           domain.sqfrom = i, domain.hmmfrom = k;
@@ -287,23 +360,21 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
         }
       } else if (previous == kTraceB) {
         if (pair_count >= s.room) return kSamplePairsFull;
-        if (s.keep) {
-          domain_null2(p, members, domain, s.usage, s.used, null2);
-          if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
-            for (int pos = domain.sqto + 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
-            for (int pos = domain.sqfrom + 1; pos <= domain.sqto; ++pos) s.sums[pos - 1] += null2[codes[pos - 1]];
-            hi = domain.sqfrom;
-          }
-          s.pairs[pair_count] = SampledPair{sample, domain.sqfrom, domain.sqto, domain.hmmfrom, domain.hmmto};
+        domain_null2(p, members, domain, s.usage, s.used, null2);
+        if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
+          add_to_sums(s.sums, domain.sqto + 1, hi, 1.0f);
+          add_null2_to_sums(s.sums, domain.sqfrom + 1, domain.sqto, null2, codes);
+          hi = domain.sqfrom;
         }
+        if (s.keep) s.pairs[pair_count] = SampledPair{sample, domain.sqfrom, domain.sqto, domain.hmmfrom, domain.hmmto};
         ++pair_count;
       }
       // Staying in N, C or J emits residue i; moving on does not.
       if ((previous == kTraceN || previous == kTraceC || previous == kTraceJ) && previous == current) --i;
       current = previous;
     }
+    add_to_sums(s.sums, 1, hi, 1.0f);
     if (!s.keep) continue;
-    for (int pos = 1; pos <= hi; ++pos) s.sums[pos - 1] += 1.0f;
     for (int a = first_pair, b = pair_count - 1; a < b; ++a, --b) {  // walked from the end: sequence order
       const SampledPair t = s.pairs[a];
       s.pairs[a] = s.pairs[b], s.pairs[b] = t;
