@@ -767,11 +767,16 @@ class GpuEngine : public HmmEngine {
     return sizeof(float) * (envelope_row_floats(L, fwd_q_) + envelope_special_floats(L)) +
            sizeof(TraceStep) * envelope_trace_room(L, profile_->M);
   }
-  // Half the free device memory, at most 8 GiB, at least 256 MiB.
+  // 60 % of the free device memory (at least 256 MiB) for one batch of
+  // matrices: each batch ends with its longest task alone on the card, so
+  // the fewer batches the better (an 8 GiB cap made SMC_N's 3,884
+  // envelopes six batches).
   std::size_t envelope_budget() const {
     std::size_t free = 0, total = 0;
     check_cuda(cudaMemGetInfo(&free, &total), "reading free device memory");
-    return std::max<std::size_t>(std::size_t(256) << 20, std::min<std::size_t>(free / 2, std::size_t(8) << 30));
+    const std::size_t already = env_rows_.count * sizeof(float) + env_specials_.count * sizeof(float) +
+                                env_steps_.count * sizeof(TraceStep);  // reused, so free again for the batch
+    return std::max<std::size_t>(std::size_t(256) << 20, (free + already) / 10 * 6);
   }
 
   std::size_t region_bytes(const RegionTask& task, int samples) const {
