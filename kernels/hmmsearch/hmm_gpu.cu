@@ -568,6 +568,7 @@ class GpuEngine : public HmmEngine {
 
   void load_targets(const TargetChunk& targets) override {
     targets_ = &targets;
+    kept_forward_at_.clear();
     codes_.upload(targets.codes.data(), targets.codes.size(), "uploading target residues");
     offsets_.upload(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
     std::vector<std::uint32_t> order(targets.size());
@@ -585,6 +586,7 @@ class GpuEngine : public HmmEngine {
   void load_profile(const SearchProfile& profile) override {
     profile_ = &profile;
     envelope_profile_ready_ = false;
+    kept_forward_at_.clear();
     msv_words_ = warp_msv_ ? msv_words_for(profile.M) : 0;
     if (msv_words_ > 0) {
       const std::vector<std::uint32_t> pairs = msv_score_pairs(profile, msv_words_);
@@ -667,14 +669,33 @@ class GpuEngine : public HmmEngine {
     return scores;
   }
 
+  // The Forward filter keeps every row's specials of the targets it scores:
+  // they are the first half of domain definition's parser passes for those
+  // that pass (domain_posteriors), which then needs only Backward.
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& which) override {
     const ForwardLaunch f = forward_launch();
+    // batch_scores runs the targets longest first (a stable sort by length);
+    // their specials go back to back in that order.
+    std::vector<std::uint32_t> by_length(which);
+    std::stable_sort(by_length.begin(), by_length.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return targets_->length(a) > targets_->length(b); });
+    kept_forward_at_.assign(targets_->size(), -1);
+    std::vector<std::uint64_t> special_offsets(by_length.size());
+    std::uint64_t floats = 0;
+    for (std::size_t b = 0; b < by_length.size(); ++b) {
+      special_offsets[b] = floats;
+      kept_forward_at_[by_length[b]] = static_cast<std::int64_t>(floats);
+      floats += special_floats(by_length[b]);
+    }
+    reserve(kept_forward_, floats, "Forward special rows");
+    DeviceBuffer<std::uint64_t> device_offsets;
+    device_offsets.upload(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
     return batch_scores<float>(
         which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
               codes_.data, offsets_.data, batch, count, f.view, static_cast<float*>(scratch), f.shared_rows, out, next,
-              nullptr, nullptr, nullptr, nullptr);
+              kept_forward_.data, device_offsets.data, nullptr, nullptr);
         });
   }
 
@@ -967,16 +988,32 @@ class GpuEngine : public HmmEngine {
     device_targets.upload(targets.data(), count, "uploading domain targets");
     device_specials.upload(specials.data(), count, "uploading domain length models");
     device_offsets.upload(offsets.data(), count, "uploading domain row offsets");
-    reserve(forward_specials_, floats, "forward special rows");
     reserve(backward_specials_, floats, "backward special rows");
     reserve(own_scales_, count, "backward scale flags");
-    reserve(results_, count * sizeof(float), "forward scores");
-    forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data);
-    backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count);
+    // Forward's specials: kept by the Forward filter for every target it
+    // scored, else computed here.
+    bool all_kept = !kept_forward_at_.empty();
+    for (std::uint32_t b = 0; all_kept && b < count; ++b) all_kept = kept_forward_at_[targets[b]] >= 0;
+    std::vector<std::uint64_t> forward_at(offsets);
+    const float* forward_specials = kept_forward_.data;
+    DeviceBuffer<std::uint64_t> device_forward_at;
+    if (all_kept) {
+      for (std::uint32_t b = 0; b < count; ++b) forward_at[b] = static_cast<std::uint64_t>(kept_forward_at_[targets[b]]);
+      device_forward_at.upload(forward_at.data(), count, "uploading kept Forward row offsets");
+    } else {
+      reserve(forward_specials_, floats, "forward special rows");
+      reserve(results_, count * sizeof(float), "forward scores");
+      forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data);
+      forward_specials = forward_specials_.data;
+    }
+    backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
+                           all_kept ? device_forward_at.data : device_offsets.data);
     std::vector<float> forward(floats), backward(floats);
     std::vector<std::uint8_t> own(count);
-    check_cuda(cudaMemcpy(forward.data(), forward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
-               "forward special rows");
+    for (std::uint32_t b = 0; b < count; ++b)  // into `forward` at the batch's own offsets
+      check_cuda(cudaMemcpy(forward.data() + offsets[b], forward_specials + forward_at[b],
+                            special_floats(targets[b]) * sizeof(float), cudaMemcpyDeviceToHost),
+                 "forward special rows");
     check_cuda(cudaMemcpy(backward.data(), backward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
                "backward special rows");
     check_cuda(cudaMemcpy(own.data(), own_scales_.data, count, cudaMemcpyDeviceToHost), "backward scale flags");
@@ -1003,7 +1040,8 @@ class GpuEngine : public HmmEngine {
   }
 
   void backward_with_specials(const std::uint32_t* targets, const SpecialOdds* specials,
-                              const std::uint64_t* special_offsets, std::uint32_t count) {
+                              const std::uint64_t* special_offsets, std::uint32_t count, const float* forward_specials,
+                              const std::uint64_t* forward_offsets) {
     constexpr int kWarpsPerBlock = 2;
     const std::size_t warp_bytes = backward_warp_bytes(fwd_q_);
     const bool shared_rows = warp_bytes * kWarpsPerBlock <= kMaxSharedRows;
@@ -1011,7 +1049,8 @@ class GpuEngine : public HmmEngine {
     BackwardWarpBatch args;
     args.codes = codes_.data, args.offsets = offsets_.data, args.targets = targets, args.count = count;
     args.specials = specials, args.special_offsets = special_offsets;
-    args.forward_specials = forward_specials_.data, args.backward_specials = backward_specials_.data;
+    args.forward_specials = forward_specials, args.forward_offsets = forward_offsets;
+    args.backward_specials = backward_specials_.data;
     args.own_scales = own_scales_.data, args.rows = reinterpret_cast<float*>(rows_.data);
     args.shared_rows = shared_rows, args.M = profile_->M, args.Q = fwd_q_;
     args.match = fwd_match_.data, args.transitions = fwd_transitions_.data, args.next = work_counter();
@@ -1106,6 +1145,8 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<float> fwd_match_;
   DeviceBuffer<CellTransitions<float>> fwd_transitions_;
   DeviceBuffer<float> forward_specials_, backward_specials_;
+  DeviceBuffer<float> kept_forward_;           // the Forward filter's rows' specials
+  std::vector<std::int64_t> kept_forward_at_;  // per loaded target: where, or -1
   DeviceBuffer<std::uint8_t> own_scales_;
   bool envelope_profile_ready_ = false;
   DeviceBuffer<float> env_transitions_, env_match_, env_rows_, env_specials_;

@@ -136,7 +136,7 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
   const std::uint8_t* codes = a.codes + a.offsets[target];
   const int L = static_cast<int>(a.offsets[target + 1] - a.offsets[target]);
   const SpecialOdds sx = a.specials[b];
-  const float* fwd = a.forward_specials + a.special_offsets[b];
+  const float* fwd = a.forward_specials + a.forward_offsets[b];
   float* out = a.backward_specials + a.special_offsets[b];
 
   // Row L: only paths to E.

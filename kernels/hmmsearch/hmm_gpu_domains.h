@@ -17,6 +17,7 @@ struct BackwardWarpBatch {
   const SpecialOdds* specials = nullptr;   // per entry: multihit, its length model
   const std::uint64_t* special_offsets = nullptr;  // per entry: its (L + 1) * kSpecialCells floats
   const float* forward_specials = nullptr;  // Forward's rows (their scale factors are reused)
+  const std::uint64_t* forward_offsets = nullptr;  // per entry: where its Forward rows are
   float* backward_specials = nullptr;
   std::uint8_t* own_scales = nullptr;      // per entry: Backward switched to its own scale factors
   float* rows = nullptr;                   // per warp backward_warp_bytes(Q), when not in shared memory

@@ -108,7 +108,13 @@ class HmmGpu : public ::testing::Test {
       EXPECT_EQ(got.passed[p].target, expected.passed[p].target);
       EXPECT_TRUE(same_bits(got.passed[p].score_bits, expected.passed[p].score_bits));
     }
-    // Domain definition's parser passes: the sample and every passed target.
+    // Domain definition's parser passes: the passed targets alone (Forward's
+    // rows as the filter kept them, then Backward), then the sample and every
+    // passed target (some never met the Forward filter: both passes here).
+    std::vector<std::uint32_t> passed;
+    for (const PassedTarget& target : got.passed) passed.push_back(target.target);
+    expect_same_posteriors(hmm.name + " (the filter's Forward rows)", passed, reference->domain_posteriors(passed),
+                           gpu->domain_posteriors(passed), targets);
     std::vector<std::uint32_t> decoded = sample;
     for (const PassedTarget& passed : expected.passed) decoded.push_back(passed.target);
     expect_same_posteriors(hmm.name, decoded, reference->domain_posteriors(decoded), gpu->domain_posteriors(decoded),
