@@ -294,6 +294,9 @@ bool segment_pairs_linked(const SegmentPair& a, const SegmentPair& b, const Clus
     return params.of_smaller ? std::min(length_a, length_b) : std::max(length_a, length_b);
   };
   const int seq_overlap = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
+  // Disjoint segments, the common case between domains: the fraction below
+  // is <= 0, under any positive min_overlap, without a division.
+  if (seq_overlap <= 0 && params.min_overlap > 0.0f) return false;
   const int seq_length = length_for_fraction(a.j - a.i + 1, b.j - b.i + 1);
   if (static_cast<float>(seq_overlap) / static_cast<float>(seq_length) < params.min_overlap) return false;
   // HMMER counts the model overlap one short (no +1); kept for identical links.
