@@ -728,23 +728,9 @@ class GpuEngine : public HmmEngine {
   std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
                                             std::uint32_t seed) override {
     std::vector<RegionSamples> sampled(tasks.size());
-    if (tasks.empty()) return sampled;
-    upload_envelope_profile();
-    std::vector<std::uint32_t> by_length(tasks.size());
-    std::iota(by_length.begin(), by_length.end(), 0u);
-    std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return tasks[a].j - tasks[a].i > tasks[b].j - tasks[b].i;
-    });
-    const std::size_t budget = envelope_budget();
-    for (std::size_t first = 0; first < by_length.size();) {
-      std::size_t end = first, bytes = 0;
-      while (end < by_length.size() &&
-             (end == first || bytes + region_bytes(tasks[by_length[end]], samples) <= budget))
-        bytes += region_bytes(tasks[by_length[end++]], samples);
-      sample_region_batch(tasks, std::vector<std::uint32_t>(by_length.begin() + first, by_length.begin() + end),
-                          samples, seed, sampled);
-      first = end;
-    }
+    in_budget_batches(
+        tasks, [&](const RegionTask& task) { return region_bytes(task, samples); },
+        [&](const std::vector<std::uint32_t>& batch) { sample_region_batch(tasks, batch, samples, seed, sampled); });
     return sampled;
   }
 
@@ -752,7 +738,19 @@ class GpuEngine : public HmmEngine {
   // batches whose matrices fit a memory budget.
   std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
     std::vector<EnvelopeRescore> rescored(tasks.size());
-    if (tasks.empty()) return rescored;
+    in_budget_batches(tasks, [&](const EnvelopeTask& task) { return envelope_bytes(task); },
+                      [&](const std::vector<std::uint32_t>& batch) { rescore_envelope_batch(tasks, batch, rescored); });
+    return rescored;
+  }
+
+ private:
+  static constexpr int kBatchBlock = 128;
+
+  // Runs `run` on batches of task indices, longest task (j - i) first, each
+  // batch's `bytes` within the memory budget (a task larger alone goes alone).
+  template <typename Task, typename Bytes, typename Run>
+  void in_budget_batches(const std::vector<Task>& tasks, Bytes bytes, Run run) {
+    if (tasks.empty()) return;
     upload_envelope_profile();
     std::vector<std::uint32_t> by_length(tasks.size());
     std::iota(by_length.begin(), by_length.end(), 0u);
@@ -761,18 +759,13 @@ class GpuEngine : public HmmEngine {
     });
     const std::size_t budget = envelope_budget();
     for (std::size_t first = 0; first < by_length.size();) {
-      std::size_t end = first, bytes = 0;
-      while (end < by_length.size() && (end == first || bytes + envelope_bytes(tasks[by_length[end]]) <= budget))
-        bytes += envelope_bytes(tasks[by_length[end++]]);
-      rescore_envelope_batch(tasks, std::vector<std::uint32_t>(by_length.begin() + first, by_length.begin() + end),
-                             rescored);
+      std::size_t end = first, used = 0;
+      while (end < by_length.size() && (end == first || used + bytes(tasks[by_length[end]]) <= budget))
+        used += bytes(tasks[by_length[end++]]);
+      run(std::vector<std::uint32_t>(by_length.begin() + first, by_length.begin() + end));
       first = end;
     }
-    return rescored;
   }
-
- private:
-  static constexpr int kBatchBlock = 128;
 
   // The unihit profile's striped odds (the same for every length model).
   void upload_envelope_profile() {

@@ -36,140 +36,20 @@ std::uint32_t easel_mix3(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
 void EaselFastRandom::init(std::uint32_t seed) {
   if (seed == 0) throw std::invalid_argument("EaselFastRandom: seed 0 (Easel's time-based seed) is not reproducible");
   seed_ = seed;
-  x_ = easel_mix3(seed, 87654321u, 12345678u);
-  if (x_ == 0) x_ = 42;  // Easel's guard against a zero state
+  stream_.x = easel_mix3(seed, 87654321u, 12345678u);
+  if (stream_.x == 0) stream_.x = 42;  // Easel's guard against a zero state
 }
 
 int EaselFastRandom::choose(const float* p, int n) {
-  // Easel draws first, then compares the deviate with the running sum over
-  // the total, both in double (a float deviate could round up to 1).
-  const double roll = uniform();
-  double norm = 0.0;
-  for (int c = 0; c < n; ++c) norm += p[c];
-  double sum = 0.0;
-  for (int c = 0; c < n; ++c) {
-    sum += static_cast<double>(p[c]);
-    if (roll < sum / norm) return c;
-  }
-  throw std::runtime_error("EaselFastRandom::choose: no choice (probabilities are zero or NaN)");
+  const int c = sampling::fchoose(stream_, p, n);
+  if (c < 0) throw std::runtime_error("EaselFastRandom::choose: no choice (probabilities are zero or NaN)");
+  return c;
 }
 
 namespace {
 
-// esl_vec_FNorm: divide by the Kahan-compensated float sum, or make the
-// vector uniform when it sums to zero. The normalized values are what
-// FChoose sees, so its rounding is part of each choice.
-void normalize_like_easel(float* p, int n) {
-  const float sum = easel_float_sum(p, n);
-  if (sum != 0.0f)
-    for (int c = 0; c < n; ++c) p[c] /= sum;
-  else
-    for (int c = 0; c < n; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(n));
-}
-
-template <int N>
-TraceState choose_state(EaselFastRandom& rng, float (&path)[N], const TraceState (&states)[N]) {
-  normalize_like_easel(path, N);
-  return states[rng.choose(path, N)];
-}
-
 // HMMER's striped segment count (p7O_NQF).
 int striped_segments(int M) { return std::max(2, (M - 1) / 4 + 1); }
-
-// ---------------------------------------------------------------------------
-// Predecessor choices: each returns the state that led to the current one,
-// from the Forward values of the cells that reach it times the transition
-// used (HMMER's select_m .. select_b, one draw each).
-
-const CellTransitions<float>& into(const OddsProfile& profile, int k) { return profile.core.transitions[k - 1]; }
-
-// M(i,k) from B(i-1), M(i-1,k-1), I(i-1,k-1), D(i-1,k-1).
-TraceState previous_of_match(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
-  const CellTransitions<float>& t = into(profile, k);
-  float path[4] = {fwd.x(i - 1, kXB) * t.bm, 0.0f, 0.0f, 0.0f};
-  if (k > 1) {  // node 0 holds nothing (HMMER shifts zeros in)
-    path[1] = fwd.m(i - 1, k - 1) * t.mm;
-    path[2] = fwd.ins(i - 1, k - 1) * t.im;
-    path[3] = fwd.d(i - 1, k - 1) * t.dm;
-  }
-  static constexpr TraceState kStates[4] = {kTraceB, kTraceM, kTraceI, kTraceD};
-  return choose_state(rng, path, kStates);
-}
-
-// D(i,k) from M(i,k-1) or D(i,k-1).
-TraceState previous_of_delete(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
-  float path[2] = {0.0f, 0.0f};
-  if (k > 1) {
-    const CellTransitions<float>& t = into(profile, k - 1);
-    path[0] = fwd.m(i, k - 1) * t.md;
-    path[1] = fwd.d(i, k - 1) * t.dd;
-  }
-  static constexpr TraceState kStates[2] = {kTraceM, kTraceD};
-  return choose_state(rng, path, kStates);
-}
-
-// I(i,k) from M(i-1,k) or I(i-1,k).
-TraceState previous_of_insert(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i, int k) {
-  const CellTransitions<float>& t = into(profile, k);
-  float path[2] = {fwd.m(i - 1, k) * t.mi, fwd.ins(i - 1, k) * t.ii};
-  static constexpr TraceState kStates[2] = {kTraceM, kTraceI};
-  return choose_state(rng, path, kStates);
-}
-
-// C(i) from C(i-1) or E(i); J(i) from J(i-1) or E(i). Row i's E is stored
-// after rescaling, so HMMER multiplies its scale back in to compare it with
-// row i-1's value: (E * t) * scale, in that order.
-TraceState previous_of_c(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
-  float path[2] = {fwd.x(i - 1, kXC) * profile.special.c_loop,
-                   fwd.x(i, kXE) * profile.special.e_move * fwd.x(i, kXScale)};
-  static constexpr TraceState kStates[2] = {kTraceC, kTraceE};
-  return choose_state(rng, path, kStates);
-}
-
-TraceState previous_of_j(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
-  float path[2] = {fwd.x(i - 1, kXJ) * profile.special.j_loop,
-                   fwd.x(i, kXE) * profile.special.e_loop * fwd.x(i, kXScale)};
-  static constexpr TraceState kStates[2] = {kTraceJ, kTraceE};
-  return choose_state(rng, path, kStates);
-}
-
-// B(i) from N(i) or J(i).
-TraceState previous_of_b(EaselFastRandom& rng, const OddsProfile& profile, const DpMatrix& fwd, int i) {
-  float path[2] = {fwd.x(i, kXN) * profile.special.n_move, fwd.x(i, kXJ) * profile.special.j_move};
-  static constexpr TraceState kStates[2] = {kTraceN, kTraceJ};
-  return choose_state(rng, path, kStates);
-}
-
-// E(i) from any M(i,k) or D(i,k). E(i) is the sum of those cells, so HMMER
-// scales each by a float 1/E(i) and accumulates in double, in striped order
-// (per segment: the match lanes, then the delete lanes), without a list of
-// all 2M candidates. If rounding leaves the total short of the deviate it
-// goes round again, adding the same cells on top.
-TraceState previous_of_e(EaselFastRandom& rng, const DpMatrix& fwd, int i, int& k) {
-  const int M = fwd.M(), Q = striped_segments(M);
-  const double roll = rng.uniform();
-  const float norm = static_cast<float>(1.0 / fwd.x(i, kXE));
-  double sum = 0.0;
-  for (;;) {
-    const double sum_before_pass = sum;
-    for (int q = 0; q < Q; ++q) {
-      for (int r = 0; r < 4; ++r) {
-        const int node = r * Q + q + 1;
-        if (node > M) continue;  // padding lanes hold zero
-        sum += fwd.m(i, node) * norm;
-        if (roll < sum) return k = node, kTraceM;
-      }
-      for (int r = 0; r < 4; ++r) {
-        const int node = r * Q + q + 1;
-        if (node > M) continue;
-        sum += fwd.d(i, node) * norm;
-        if (roll < sum) return k = node, kTraceD;
-      }
-    }
-    if (!(sum > sum_before_pass))  // HMMER would loop forever
-      throw std::runtime_error("stochastic_trace: E(" + std::to_string(i) + ") has no predecessor");
-  }
-}
 
 }  // namespace
 
@@ -177,42 +57,49 @@ Trace stochastic_trace(EaselFastRandom& rng, const std::uint8_t* codes, int L, c
                        const DpMatrix& fwd) {
   (void)codes;  // the emissions are already in the Forward cells; HMMER's signature has them too
   auto fail = [](const char* what) { throw std::runtime_error(std::string("stochastic_trace: ") + what); };
+  // The predecessor choices of hmm_sampling_rows.h (HMMER's select_* for the
+  // SSE matrix layout, one draw each), from the same generator.
+  using namespace sampling;
+  const StripedOdds striped = profile.striped();
+  const ForwardCells f{striped, fwd.cells(), fwd.specials(), L};
+  EaselStream& stream = rng.stream();
   // Built from the end with HMMER's append rules, then reversed (Trace
   // moves each N/C/J residue to its run's proper end, as HMMER does).
   Trace backward;
   int i = L, k = 0;
   backward.append(kTraceT, k, i);
   backward.append(kTraceC, k, i);
-  TraceState current = kTraceC;
+  int current = kTraceC;
   while (current != kTraceS) {
-    TraceState previous = kTraceBogus;
+    int previous = kTraceBogus;
     switch (current) {
       case kTraceM:
         if (i < 1 || k < 1) fail("match state outside the matrix");
-        previous = previous_of_match(rng, profile, fwd, i, k), --k, --i;
+        previous = previous_of_match(stream, f, i, k), --k, --i;
         break;
       case kTraceD:
         if (k < 1) fail("delete state outside the matrix");
-        previous = previous_of_delete(rng, profile, fwd, i, k), --k;
+        previous = previous_of_delete(stream, f, i, k), --k;
         break;
       case kTraceI:
         if (i < 1 || k < 1) fail("insert state outside the matrix");
-        previous = previous_of_insert(rng, profile, fwd, i, k), --i;
+        previous = previous_of_insert(stream, f, i, k), --i;
         break;
       case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
       case kTraceC:
         if (i < 1) fail("C state before the first residue");
-        previous = previous_of_c(rng, profile, fwd, i);
+        previous = previous_of_c(stream, f, i);
         break;
       case kTraceJ:
         if (i < 1) fail("J state before the first residue");
-        previous = previous_of_j(rng, profile, fwd, i);
+        previous = previous_of_j(stream, f, i);
         break;
-      case kTraceE: previous = previous_of_e(rng, fwd, i, k); break;
-      case kTraceB: previous = previous_of_b(rng, profile, fwd, i); break;
+      case kTraceE: previous = previous_of_e(stream, f, i, k); break;
+      case kTraceB: previous = previous_of_b(stream, f, i); break;
       default: fail("bogus state");
     }
-    backward.append(previous, k, i);
+    if (previous < 0) fail("a state with no predecessor (not a Forward matrix of these residues)");
+    backward.append(static_cast<TraceState>(previous), k, i);
     // Staying in N, C or J emits residue i; moving on does not.
     if ((previous == kTraceN || previous == kTraceC || previous == kTraceJ) && previous == current) --i;
     current = previous;

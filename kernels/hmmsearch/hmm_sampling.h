@@ -47,16 +47,19 @@ class EaselFastRandom {
   void init(std::uint32_t seed);    // esl_randomness_Init
   void reseed() { init(seed_); }    // esl_randomness_Init(r, esl_randomness_GetSeed(r))
   std::uint32_t seed() const { return seed_; }
-  std::uint32_t state() const { return x_; }
+  std::uint32_t state() const { return stream_.x; }
 
-  std::uint32_t next_uint32() { x_ = x_ * 69069u + 1u; return x_; }  // esl_random_uint32
-  double uniform() { return next_uint32() / 4294967296.0; }          // esl_random: [0, 1)
+  std::uint32_t next_uint32() { stream_.uniform(); return stream_.x; }  // esl_random_uint32
+  double uniform() { return stream_.uniform(); }                       // esl_random: [0, 1)
   // esl_rnd_FChoose: index 0..n-1 drawn with probability p[i] / sum(p), one
   // draw. The p need not be normalized; sums are taken in double.
   int choose(const float* p, int n);
+  // The generator as hmm_sampling_rows.h's walk draws from it.
+  sampling::EaselStream& stream() { return stream_; }
 
  private:
-  std::uint32_t seed_ = 42, x_ = 0;
+  std::uint32_t seed_ = 42;
+  sampling::EaselStream stream_{0};
 };
 
 // Easel's esl_rnd_mix3 (Bob Jenkins' mix): exposed for tests.

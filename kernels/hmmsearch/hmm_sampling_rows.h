@@ -60,9 +60,11 @@ struct EaselStream {
   }
 };
 
-// esl_rnd_FChoose on p[0..n-1], which esl_vec_FNorm normalized first.
-HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
-  float sum = 0.0f, compensation = 0.0f;  // esl_vec_FSum: Kahan
+// esl_vec_FNorm: divide by the Kahan-compensated float sum (esl_vec_FSum),
+// or make the vector uniform when it sums to zero. The normalized values are
+// what FChoose sees, so its rounding is part of each choice.
+HELIX_HMM_HD void normalize_like_easel(float* p, int n) {
+  float sum = 0.0f, compensation = 0.0f;
   for (int c = 0; c < n; ++c) {
     const float y = p[c] - compensation;
     const float t = sum + y;
@@ -73,6 +75,13 @@ HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
     for (int c = 0; c < n; ++c) p[c] /= sum;
   else
     for (int c = 0; c < n; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(n));
+}
+
+// esl_rnd_FChoose: index 0..n-1 drawn with probability p[i] / sum(p), one
+// draw, then the deviate compared with the running sum over the total, both
+// in double (a float deviate could round up to 1); -1 when nothing is chosen
+// (probabilities zero or NaN).
+HELIX_HMM_HD int fchoose(EaselStream& rng, const float* p, int n) {
   const double roll = rng.uniform();
   double norm = 0.0;
   for (int c = 0; c < n; ++c) norm += p[c];
@@ -82,6 +91,12 @@ HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
     if (roll < running / norm) return c;
   }
   return -1;
+}
+
+// A predecessor's choice: the candidates normalized, then one draw.
+HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
+  normalize_like_easel(p, n);
+  return fchoose(rng, p, n);
 }
 
 // The region's Forward matrix and the profile, as the choices read them.

@@ -441,15 +441,22 @@ float domain_bias_bits(const std::vector<float>& null2_scores, const RegionEnvel
   return hmmer_flogsum(0.0f, std::log(1.0f / 256.0f) + correction) / 0.69314718055994529f;  // omega = 1/256
 }
 
+// hmmer-examples' fn3 profile and 7LESS_DROME (many fn3 repeats); false
+// when they are not installed.
+bool read_fn3_and_sevenless(std::vector<ProfileHmm>& hmms, std::vector<std::uint8_t>& codes) {
+  try {
+    hmms = parse_hmm_file(read_text_maybe_gzipped(kTutorial + "fn3.hmm"), "fn3.hmm");
+    codes = swissprot_codes(read_text_maybe_gzipped(kTutorial + "7LESS_DROME"));
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 TEST(SampleRegionEnvelopes, MatchesHmmsearchOnFibronectinRepeats) {
   std::vector<ProfileHmm> hmms;
   std::vector<std::uint8_t> whole;
-  try {
-    hmms = parse_hmm_file(read_text_maybe_gzipped(kTutorial + "fn3.hmm"), "fn3.hmm");
-    whole = swissprot_codes(read_text_maybe_gzipped(kTutorial + "7LESS_DROME"));
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "hmmer-examples not found: " << e.what();
-  }
+  if (!read_fn3_and_sevenless(hmms, whole)) GTEST_SKIP() << "hmmer-examples not found";
   std::vector<std::uint8_t> codes;
   for (auto [from, to] : {std::pair{826, 914}, {826, 900}, {1809, 1891}})
     codes.insert(codes.end(), whole.begin() + from - 1, whole.begin() + to);
@@ -505,12 +512,7 @@ TEST(SampleRegionEnvelopes, MatchesHmmsearchOnFibronectinRepeats) {
 TEST(SampleRegion, TheWalkKeepsWhatTheTracesSay) {
   std::vector<ProfileHmm> hmms;
   std::vector<std::uint8_t> whole;
-  try {
-    hmms = parse_hmm_file(read_text_maybe_gzipped(kTutorial + "fn3.hmm"), "fn3.hmm");
-    whole = swissprot_codes(read_text_maybe_gzipped(kTutorial + "7LESS_DROME"));
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "hmmer-examples not found: " << e.what();
-  }
+  if (!read_fn3_and_sevenless(hmms, whole)) GTEST_SKIP() << "hmmer-examples not found";
   const SearchProfile profile = configure_profile(hmms.front());
   const int L = static_cast<int>(whole.size());
   const OddsProfile multihit = odds_profile(profile, L, true);
