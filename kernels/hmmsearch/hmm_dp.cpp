@@ -208,17 +208,6 @@ void Trace::index_domains() {
   }
 }
 
-float easel_float_sum(const float* values, int n) {
-  float sum = 0.0f, compensation = 0.0f;
-  for (int i = 0; i < n; ++i) {
-    const float y = values[i] - compensation;
-    const float t = sum + y;
-    compensation = (t - sum) - y;
-    sum = t;
-  }
-  return sum;
-}
-
 float hmmer_flogsum(float a, float b) {
   static const std::vector<float> table = [] {
     std::vector<float> t(16000);

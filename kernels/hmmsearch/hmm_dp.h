@@ -172,9 +172,6 @@ Trace trace_of_steps(const TraceStep* steps, int count);
 // get the plain mean of their residues' (Easel's FAvgScVec), the rest 1.
 std::array<float, kCodes> complete_null2(const float* residue_odds);
 
-// Easel's esl_vec_FSum: compensated (Kahan) float summation, in order. The
-// null2 bias and the sampler's normalizations sum through it.
-float easel_float_sum(const float* values, int n);
 
 // HMMER's table-driven log(e^a + e^b) (p7_FLogsum, 0.001-nat steps): the
 // null2 bias terms go through it, so its rounding shows in printed scores.

@@ -37,6 +37,19 @@ struct StripedOdds {
   SpecialOdds special;
 };
 
+// Easel's esl_vec_FSum: compensated (Kahan) float summation, in order. The
+// null2 bias and the sampler's normalizations sum through it.
+HELIX_HMM_HD float easel_float_sum(const float* values, int n) {
+  float sum = 0.0f, compensation = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    const float y = values[i] - compensation;
+    const float t = sum + y;
+    compensation = (t - sum) - y;
+    sum = t;
+  }
+  return sum;
+}
+
 namespace rows {
 
 struct V4 {

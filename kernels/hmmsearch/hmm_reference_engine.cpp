@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "hmm_engine.h"
 #include "hmm_filters.h"
@@ -103,32 +104,35 @@ class ReferenceEngine : public HmmEngine {
 
   std::vector<RegionSamples> sample_regions(const std::vector<RegionTask>& tasks, int samples,
                                             std::uint32_t seed) override {
-    const HmmerFloatMode hmmer_mode;
-    std::vector<RegionSamples> sampled;
-    sampled.reserve(tasks.size());
-    std::optional<OddsProfile> multihit;  // for the target of the previous task
-    for (const RegionTask& task : tasks) {
-      const int L = targets_->length(task.target);
-      if (!multihit || multihit->length_model != L) multihit = odds_profile(*profile_, L, true);
-      sampled.push_back(sample_target_region(*multihit, targets_->begin(task.target), task.i, task.j, samples, seed));
-    }
-    return sampled;
+    return for_each_task(tasks, true, [&](const OddsProfile& multihit, const RegionTask& task) {
+      return sample_target_region(multihit, targets_->begin(task.target), task.i, task.j, samples, seed);
+    });
   }
 
   std::vector<EnvelopeRescore> rescore_envelopes(const std::vector<EnvelopeTask>& tasks) override {
-    const HmmerFloatMode hmmer_mode;
-    std::vector<EnvelopeRescore> rescored;
-    rescored.reserve(tasks.size());
-    std::optional<OddsProfile> unihit;  // for the target of the previous task
-    for (const EnvelopeTask& task : tasks) {
-      const int L = targets_->length(task.target);
-      if (!unihit || unihit->length_model != L) unihit = odds_profile(*profile_, L, false);
-      rescored.push_back(rescore_envelope(*unihit, targets_->begin(task.target), task));
-    }
-    return rescored;
+    return for_each_task(tasks, false, [&](const OddsProfile& unihit, const EnvelopeTask& task) {
+      return rescore_envelope(unihit, targets_->begin(task.target), task);
+    });
   }
 
  private:
+  // run(odds, task) for every task, in order, with the profile configured
+  // multihit or unihit for its target's length (rebuilt when that changes).
+  template <typename Task, typename Run>
+  auto for_each_task(const std::vector<Task>& tasks, bool multihit, Run run)
+      -> std::vector<std::invoke_result_t<Run, const OddsProfile&, const Task&>> {
+    const HmmerFloatMode hmmer_mode;
+    std::vector<std::invoke_result_t<Run, const OddsProfile&, const Task&>> results;
+    results.reserve(tasks.size());
+    std::optional<OddsProfile> odds;
+    for (const Task& task : tasks) {
+      const int L = targets_->length(task.target);
+      if (!odds || odds->length_model != L) odds = odds_profile(*profile_, L, multihit);
+      results.push_back(run(*odds, task));
+    }
+    return results;
+  }
+
   const TargetChunk* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
   LengthConfigTable lengths_;

@@ -64,13 +64,7 @@ struct EaselStream {
 // or make the vector uniform when it sums to zero. The normalized values are
 // what FChoose sees, so its rounding is part of each choice.
 HELIX_HMM_HD void normalize_like_easel(float* p, int n) {
-  float sum = 0.0f, compensation = 0.0f;
-  for (int c = 0; c < n; ++c) {
-    const float y = p[c] - compensation;
-    const float t = sum + y;
-    compensation = (t - sum) - y;
-    sum = t;
-  }
+  const float sum = easel_float_sum(p, n);
   if (sum != 0.0f)
     for (int c = 0; c < n; ++c) p[c] /= sum;
   else
