@@ -26,13 +26,6 @@ constexpr int kLanes = 4;                        // HMMER's SSE elements
 constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
 constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
 
-// The cell after (z, q) in node order: (z, q + 1), or (z + 1, 0) at the
-// stripe's end; -1 past the last stripe (HMMER's left shift brings in 0).
-__device__ __forceinline__ int next_cell(int z, int q, int Q) {
-  if (q + 1 < Q) return z * Q + q + 1;
-  return z + 1 < kLanes ? (z + 1) * Q : -1;
-}
-
 // Per warp: two rows of M, D, I ([z][q], 4Q each), each cell's B->M term,
 // and the stripes' D->D odds.
 __host__ __device__ inline std::size_t backward_warp_floats(int Q) {
@@ -59,63 +52,117 @@ __device__ WarpRows warp_rows(float* base, int Q) {
   return r;
 }
 
+constexpr int kAhead = 8;  // operands loaded ahead in the serial chains
+
 // One lane per stripe: D->D from the stripe's end to its start, three more
 // passes carrying across stripes (always all four, as HMMER's Backward).
 // `dpv` is what enters the stripe's last cell; `with_e` adds E to each D.
+// The chains are serial, their operands are not: each group of kAhead cells
+// is loaded before its steps run, so a step waits for arithmetic, not for
+// shared memory (a lone long target's warp has nothing to hide that behind).
 __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z, int Q, float dpv, bool with_e,
                                  float xE) {
   float dcv = 0.0f;
-  for (int q = Q - 1; q >= 0; --q) {
-    dcv = dpv * stripe_dd[q];
-    stripe_d[q] = with_e ? stripe_d[q] + (dcv + xE) : stripe_d[q] + dcv;
-    dpv = stripe_d[q];
+  for (int top = Q - 1; top >= 0; top -= kAhead) {
+    float d[kAhead], dd[kAhead];
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a)
+      if (top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a)
+      if (top - a >= 0) {
+        dcv = dpv * dd[a];
+        d[a] = with_e ? d[a] + (dcv + xE) : d[a] + dcv;
+        stripe_d[top - a] = d[a];
+        dpv = d[a];
+      }
   }
   for (int pass = 1; pass < 4; ++pass) {
     const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
     dcv = z + 1 < kLanes ? shifted : 0.0f;
-    for (int q = Q - 1; q >= 0; --q) {
-      dcv = dcv * stripe_dd[q];
-      stripe_d[q] = stripe_d[q] + dcv;
+    for (int top = Q - 1; top >= 0; top -= kAhead) {
+      float d[kAhead], dd[kAhead];
+#pragma unroll
+      for (int a = 0; a < kAhead; ++a)
+        if (top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+#pragma unroll
+      for (int a = 0; a < kAhead; ++a)
+        if (top - a >= 0) {
+          dcv = dcv * dd[a];
+          stripe_d[top - a] = d[a] + dcv;
+        }
     }
   }
 }
 
-// Per cell: M gains E (rows below L) and M_k -> D_k+1.
-__device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, int lane, bool with_e, float xE) {
-  const int Q = a.Q;
-  for (int c = lane; c < kLanes * Q; c += kWarp) {
-    const int z = c / Q, q = c % Q, next = next_cell(z, q, Q);
-    const float d_next = next >= 0 ? cd[next] : 0.0f;
-    const float m = with_e ? cm[c] + xE : cm[c];
-    cm[c] = m + d_next * a.transitions[q * kLanes + z].md;
+// One lane per stripe: the stripe's B->M terms summed from its end to its
+// start (HMMER's order), loaded ahead as the chains are.
+__device__ float stripe_b_sum(const float* stripe_terms, int Q) {
+  float sum = 0.0f;
+  for (int top = Q - 1; top >= 0; top -= kAhead) {
+    float t[kAhead];
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a)
+      if (top - a >= 0) t[a] = stripe_terms[top - a];
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a)
+      if (top - a >= 0) sum = sum + t[a];
   }
+  return sum;
 }
 
-__device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, int lane, float scale) {
-  const float factor = static_cast<float>(1.0 / scale);
-  for (int c = lane; c < kLanes * Q; c += kWarp) cm[c] = cm[c] * factor, cd[c] = cd[c] * factor, ci[c] = ci[c] * factor;
+// A lane's cells are c = lane, lane + 32, ... in [z][q] order; their (z, q)
+// are stepped along without a division per cell.
+__device__ __forceinline__ void step_cell(int Q, int step, int& z, int& q) {
+  q += step;
+  while (q >= Q) q -= Q, ++z;
 }
+
+constexpr int kCellsAhead = 4;  // a lane's cells whose operands are loaded before any is computed
 
 // Row i < L from row i + 1, cell by cell: I, D's first term, M's terms
 // through I and M, and each cell's B->M term (`code` is residue i + 1's).
 __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, int lane) {
-  const int Q = a.Q, nxt = cur ^ 1;
+  const int Q = a.Q, nxt = cur ^ 1, cells = kLanes * Q;
   const float* emission = a.match + static_cast<std::size_t>(code) * Q * kLanes;
-  for (int c = lane; c < kLanes * Q; c += kWarp) {
-    const int z = c / Q, q = c % Q, next = next_cell(z, q, Q);
-    const CellTransitions<float>& t = a.transitions[q * kLanes + z];
-    float m_next = 0.0f, t_mm = 0.0f, t_im = 0.0f, t_dm = 0.0f;  // node k+1: M(i+1) e, transitions into it
-    if (next >= 0) {
-      const int nz = next / Q, nq = next % Q;
-      const CellTransitions<float>& tn = a.transitions[nq * kLanes + nz];
-      m_next = r.m[nxt][next] * emission[nq * kLanes + nz];
-      t_mm = tn.mm, t_im = tn.im, t_dm = tn.dm;
+  int z = 0, q = 0;
+  step_cell(Q, lane, z, q);
+  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+    float t_ii[kCellsAhead], t_mi[kCellsAhead], t_bm[kCellsAhead], e_here[kCellsAhead], m_here[kCellsAhead],
+        i_next[kCellsAhead], m_next[kCellsAhead], e_next[kCellsAhead], t_mm[kCellsAhead], t_im[kCellsAhead],
+        t_dm[kCellsAhead];
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g) {
+      const int c = c0 + g * kWarp;
+      if (c < cells) {
+        const CellTransitions<float>& t = a.transitions[q * kLanes + z];
+        t_ii[g] = t.ii, t_mi[g] = t.mi, t_bm[g] = t.bm;
+        e_here[g] = emission[q * kLanes + z];
+        m_here[g] = r.m[nxt][c], i_next[g] = r.i[nxt][c];
+        // node k+1 (cell c + 1): M(i+1), its emission and the transitions
+        // into it; 0 past the last node
+        const int nz = q + 1 < Q ? z : z + 1, nq = q + 1 < Q ? q + 1 : 0;
+        if (nz < kLanes) {
+          const CellTransitions<float>& tn = a.transitions[nq * kLanes + nz];
+          m_next[g] = r.m[nxt][c + 1], e_next[g] = emission[nq * kLanes + nz];
+          t_mm[g] = tn.mm, t_im[g] = tn.im, t_dm[g] = tn.dm;
+        } else {
+          m_next[g] = e_next[g] = t_mm[g] = t_im[g] = t_dm[g] = 0.0f;
+        }
+      }
+      step_cell(Q, kWarp, z, q);
     }
-    const float i_next = r.i[nxt][c];
-    r.i[cur][c] = i_next * t.ii + m_next * t_im;
-    r.d[cur][c] = m_next * t_dm;
-    r.m[cur][c] = i_next * t.mi + m_next * t_mm;
-    r.b_terms[c] = (r.m[nxt][c] * emission[q * kLanes + z]) * t.bm;
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g) {
+      const int c = c0 + g * kWarp;
+      if (c < cells) {
+        const float m_e = m_next[g] * e_next[g];
+        r.i[cur][c] = i_next[g] * t_ii[g] + m_e * t_im[g];
+        r.d[cur][c] = m_e * t_dm[g];
+        r.m[cur][c] = i_next[g] * t_mi[g] + m_e * t_mm[g];
+        r.b_terms[c] = (m_here[g] * e_here[g]) * t_bm[g];
+      }
+    }
   }
 }
 
@@ -123,6 +170,45 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
 __device__ float leaders_sum(float v) {
   const float pair = v + __shfl_xor_sync(kStripeLeaders, v, kHelpers);
   return pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kHelpers);
+}
+
+// Per cell: M gains E (rows below L) and M_k -> D_k+1.
+__device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, int lane, bool with_e, float xE) {
+  const int Q = a.Q, cells = kLanes * Q;
+  int z = 0, q = 0;
+  step_cell(Q, lane, z, q);
+  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+    float m[kCellsAhead], d_next[kCellsAhead], t_md[kCellsAhead];
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g) {
+      const int c = c0 + g * kWarp;
+      if (c < cells) {
+        m[g] = cm[c], t_md[g] = a.transitions[q * kLanes + z].md;
+        d_next[g] = q + 1 < Q || z + 1 < kLanes ? cd[c + 1] : 0.0f;  // 0 past the last node
+      }
+      step_cell(Q, kWarp, z, q);
+    }
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g) {
+      const int c = c0 + g * kWarp;
+      if (c < cells) cm[c] = (with_e ? m[g] + xE : m[g]) + d_next[g] * t_md[g];
+    }
+  }
+}
+
+__device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, int lane, float scale) {
+  const float factor = static_cast<float>(1.0 / scale);
+  const int cells = kLanes * Q;
+  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+    float m[kCellsAhead], d[kCellsAhead], i[kCellsAhead];
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g)
+      if (c0 + g * kWarp < cells) m[g] = cm[c0 + g * kWarp], d[g] = cd[c0 + g * kWarp], i[g] = ci[c0 + g * kWarp];
+#pragma unroll
+    for (int g = 0; g < kCellsAhead; ++g)
+      if (c0 + g * kWarp < cells)
+        cm[c0 + g * kWarp] = m[g] * factor, cd[c0 + g * kWarp] = d[g] * factor, ci[c0 + g * kWarp] = i[g] * factor;
+  }
 }
 
 __device__ void store_row(float* out, float e, float n, float j, float b, float c, float scale) {
@@ -159,12 +245,12 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
 
   for (int i = L - 1; i >= 1; --i) {
     cur = i & 1;
+    // Read before the row's work: nothing of the row waits for global memory later.
+    const float forward_scale = fwd[i * kSpecialCells + kXScale];
     cells_from_next(a, r, cur, codes[i], lane);
     __syncwarp();
     float b_sum = 0.0f;
-    if (leader)
-      for (int q = Q - 1; q >= 0; --q) b_sum = b_sum + r.b_terms[z * Q + q];
-    if (leader) b_sum = leaders_sum(b_sum);
+    if (leader) b_sum = leaders_sum(stripe_b_sum(r.b_terms + z * Q, Q));
     xB = __shfl_sync(kFullMask, b_sum, 0);
     xC = xC * sx.c_loop;
     xJ = (xB * sx.j_move) + (xJ * sx.j_loop);
@@ -180,7 +266,7 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
     add_md_paths(a, r.m[cur], r.d[cur], lane, true, xE);
     __syncwarp();
     if (xB > 1.0e16f) own_scales = true;  // Forward's scales no longer suffice
-    scale = own_scales ? (xB > 1.0e4f ? xB : 1.0f) : fwd[i * kSpecialCells + kXScale];
+    scale = own_scales ? (xB > 1.0e4f ? xB : 1.0f) : forward_scale;
     if (scale > 1.0f) {
       xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
       rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
