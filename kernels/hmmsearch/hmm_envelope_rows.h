@@ -82,6 +82,17 @@ HELIX_HMM_HD float node_cell(const float* rows, int Q, int i, int k, int kind) {
 
 }  // namespace rows
 
+// Decoding's special cells of row i: N, J and C emitting residue i (from
+// Forward's row i - 1 and Backward's row i), E, B and the scale 0. `px` may
+// be `bx` (each is read before it is written).
+HELIX_HMM_HD void posterior_specials(const SpecialOdds& sx, const float* fx, const float* bx, float scale_product,
+                                     float* px) {
+  px[kXN] = fx[kXN] * bx[kXN] * sx.n_loop * scale_product;
+  px[kXJ] = fx[kXJ] * bx[kXJ] * sx.j_loop * scale_product;
+  px[kXC] = fx[kXC] * bx[kXC] * sx.c_loop * scale_product;
+  px[kXE] = 0.0f, px[kXB] = 0.0f, px[kXScale] = 0.0f;
+}
+
 // p7_Decoding: the posterior probability of every M and I cell and of N, J,
 // C emitting residue i; D, E and B get 0, as does row 0. False when the
 // running scale product overflowed.
@@ -101,14 +112,9 @@ HELIX_HMM_HD bool posterior_rows(const StripedOdds& p, int L, const float* fwd, 
       cell(out, q, kCellD) = splat(0.0f);
       cell(out, q, kCellI) = (cell(f, q, kCellI) * cell(b, q, kCellI)) * total;
     }
-    const float* fx = fwd_x + (i - 1) * kSpecialCells;
-    const float* bx = bck_x + i * kSpecialCells;
-    float* px = pp_x + i * kSpecialCells;
-    const float bscale = bx[kXScale];
-    px[kXN] = fx[kXN] * bx[kXN] * sx.n_loop * scale_product;
-    px[kXJ] = fx[kXJ] * bx[kXJ] * sx.j_loop * scale_product;
-    px[kXC] = fx[kXC] * bx[kXC] * sx.c_loop * scale_product;
-    px[kXE] = 0.0f, px[kXB] = 0.0f, px[kXScale] = 0.0f;
+    const float bscale = bck_x[i * kSpecialCells + kXScale];
+    posterior_specials(sx, fwd_x + (i - 1) * kSpecialCells, bck_x + i * kSpecialCells, scale_product,
+                       pp_x + i * kSpecialCells);
     if (bck_own_scales) scale_product *= fwd_x[i * kSpecialCells + kXScale] / bscale;
   }
   for (int c = 0; c < 12 * Q; ++c) pp[c] = 0.0f;
@@ -150,6 +156,26 @@ HELIX_HMM_HD void null2_residue_odds(const StripedOdds& p, int L, const float* p
     }
     null2[x] = horizontal_sum(sum) + outside;
   }
+}
+
+// The optimal-accuracy DP's special cells of a row, from the row before's
+// (`before`), the row's posteriors (`px`) and its E.
+HELIX_HMM_HD void optimal_accuracy_specials(const SpecialOdds& sx, const float* before, const float* px, float xE,
+                                            float* x) {
+  using rows::max_of;
+  x[kXE] = xE;
+  // As HMMER: a special path whose transition is impossible counts 0.
+  float t1 = sx.j_loop == 0.0f ? 0.0f : before[kXJ] + px[kXJ];
+  float t2 = sx.e_loop == 0.0f ? 0.0f : xE;
+  x[kXJ] = max_of(t1, t2);
+  t1 = sx.c_loop == 0.0f ? 0.0f : before[kXC] + px[kXC];
+  t2 = sx.e_move == 0.0f ? 0.0f : xE;
+  x[kXC] = max_of(t1, t2);
+  x[kXN] = sx.n_loop == 0.0f ? 0.0f : before[kXN] + px[kXN];
+  t1 = sx.n_move == 0.0f ? 0.0f : x[kXN];
+  t2 = sx.j_move == 0.0f ? 0.0f : x[kXJ];
+  x[kXB] = max_of(t1, t2);
+  x[kXScale] = 0.0f;
 }
 
 // p7_OptimalAccuracy: the path maximizing the summed posteriors of the
@@ -206,19 +232,7 @@ HELIX_HMM_HD float optimal_accuracy_rows(const StripedOdds& p, int L, const floa
     }
     for (int q = 0; q < Q; ++q) xEv = max_of(xEv, cell(cur, q, kCellD));
     const float xE = max_of(max_of(xEv.lane[0], xEv.lane[1]), max_of(xEv.lane[2], xEv.lane[3]));
-    x[kXE] = xE;
-    // As HMMER: a special path whose transition is impossible counts 0.
-    float t1 = sx.j_loop == 0.0f ? 0.0f : before[kXJ] + px[kXJ];
-    float t2 = sx.e_loop == 0.0f ? 0.0f : xE;
-    x[kXJ] = max_of(t1, t2);
-    t1 = sx.c_loop == 0.0f ? 0.0f : before[kXC] + px[kXC];
-    t2 = sx.e_move == 0.0f ? 0.0f : xE;
-    x[kXC] = max_of(t1, t2);
-    x[kXN] = sx.n_loop == 0.0f ? 0.0f : before[kXN] + px[kXN];
-    t1 = sx.n_move == 0.0f ? 0.0f : x[kXN];
-    t2 = sx.j_move == 0.0f ? 0.0f : x[kXJ];
-    x[kXB] = max_of(t1, t2);
-    x[kXScale] = 0.0f;
+    optimal_accuracy_specials(sx, before, px, xE, x);
   }
   return oa_x[L * kSpecialCells + kXC];
 }

@@ -887,33 +887,92 @@ class GpuEngine : public HmmEngine {
     check_cuda(cudaGetLastError(), "region Forward kernel launch");
   }
 
+  // One batch of envelopes: Forward (the filter's warp kernel) and Backward
+  // (hmm_gpu_domains.cu) over each envelope alone, unihit, keeping every
+  // row, then decoding, optimal accuracy, its traceback and null2
+  // (hmm_gpu_envelopes.cu). Each envelope's rows: Forward's (L + 1) * 12Q
+  // floats, then Backward's; its specials likewise.
   void rescore_envelope_batch(const std::vector<EnvelopeTask>& tasks, const std::vector<std::uint32_t>& batch,
                               std::vector<EnvelopeRescore>& rescored) {
     const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
     std::vector<EnvelopeJob> jobs(count);
-    std::uint64_t rows = 0, specials = 0, steps = 0;
+    std::vector<RegionJob> forward_spans(count), backward_spans(count);
+    std::vector<BatchTarget> entries(count);
+    std::vector<SpecialOdds> specials(count);
+    std::vector<std::uint64_t> forward_x(count), backward_x(count);
+    std::uint64_t rows = 0, x = 0, steps = 0;
     for (std::uint32_t b = 0; b < count; ++b) {
       const EnvelopeTask& task = tasks[batch[b]];
       EnvelopeJob& job = jobs[b];
       job.L = task.j - task.i + 1;
       job.codes_at = targets_->offsets[task.target] + task.i - 1;
-      job.rows_at = rows, job.x_at = specials, job.steps_at = steps;
+      job.rows_at = rows, job.x_at = x, job.steps_at = steps;
       job.room = envelope_trace_room(job.L, profile_->M);
       job.null2 = task.null2 ? 1 : 0;
       job.special = special_odds(targets_->length(task.target), false);
-      rows += envelope_row_floats(job.L, fwd_q_), specials += envelope_special_floats(job.L), steps += job.room;
+      rows += envelope_row_floats(job.L, fwd_q_), x += envelope_special_floats(job.L), steps += job.room;
+      forward_spans[b].codes_at = job.codes_at, forward_spans[b].L = job.L, forward_spans[b].rows_at = job.rows_at;
+      backward_spans[b] = forward_spans[b];
+      backward_spans[b].rows_at = job.rows_at + envelope_row_floats(job.L, fwd_q_) / 2;
+      LengthConfig unihit = lengths_(targets_->length(task.target));
+      unihit.fwd_move = job.special.n_move, unihit.fwd_loop = job.special.n_loop;
+      entries[b] = {task.target, unihit};
+      specials[b] = job.special;
+      forward_x[b] = job.x_at, backward_x[b] = job.x_at + envelope_special_floats(job.L) / 2;
     }
     DeviceBuffer<EnvelopeJob> device_jobs;
+    DeviceBuffer<RegionJob> device_forward_spans, device_backward_spans;
+    DeviceBuffer<BatchTarget> device_entries;
+    DeviceBuffer<SpecialOdds> device_specials;
+    DeviceBuffer<std::uint64_t> device_forward_x, device_backward_x;
     device_jobs.upload(jobs.data(), count, "uploading envelopes");
+    device_forward_spans.upload(forward_spans.data(), count, "uploading envelopes");
+    device_backward_spans.upload(backward_spans.data(), count, "uploading envelopes");
+    device_entries.upload(entries.data(), count, "uploading envelope targets");
+    device_specials.upload(specials.data(), count, "uploading envelope length models");
+    device_forward_x.upload(forward_x.data(), count, "uploading envelope row offsets");
+    device_backward_x.upload(backward_x.data(), count, "uploading envelope row offsets");
     // Grown to what a batch needs, no more: the budget is most of the card.
     if (env_rows_.count < rows) env_rows_.allocate(rows, "envelope rows");
-    if (env_specials_.count < specials) env_specials_.allocate(specials, "envelope specials");
+    if (env_specials_.count < x) env_specials_.allocate(x, "envelope specials");
     if (env_steps_.count < steps) env_steps_.allocate(steps, "envelope traces");
     if (env_scores_.count < count) env_scores_.allocate(count, "envelope scores");
-    const EnvelopeBatch launch{codes_.data,       device_jobs.data, count,           profile_->M,
-                               fwd_q_,            env_transitions_.data, env_match_.data, env_rows_.data,
-                               env_specials_.data, env_steps_.data, env_scores_.data};
-    launch_envelope_rescoring(launch);
+    reserve(results_, count * sizeof(float), "envelope Forward scores");
+    reserve(own_scales_, count, "envelope scale flags");
+    float* forward_scores = reinterpret_cast<float*>(results_.data);
+
+    ForwardLaunch f = forward_launch();
+    f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
+    int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
+        codes_.data, offsets_.data, device_entries.data, count, f.view, reinterpret_cast<float*>(rows_.data),
+        f.shared_rows, forward_scores, work_counter(), env_specials_.data, device_forward_x.data,
+        device_forward_spans.data, env_rows_.data);
+    check_cuda(cudaGetLastError(), "envelope Forward kernel launch");
+
+    constexpr int kBackwardWarpsPerBlock = 2;
+    const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
+    const bool backward_shared = backward_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
+    blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes);
+    BackwardWarpBatch backward;
+    backward.codes = codes_.data, backward.offsets = offsets_.data, backward.count = count;
+    backward.specials = device_specials.data, backward.special_offsets = device_backward_x.data;
+    backward.forward_specials = env_specials_.data, backward.forward_offsets = device_forward_x.data;
+    backward.backward_specials = env_specials_.data, backward.own_scales = own_scales_.data;
+    backward.rows = reinterpret_cast<float*>(rows_.data), backward.shared_rows = backward_shared;
+    backward.M = profile_->M, backward.Q = fwd_q_, backward.match = fwd_match_.data;
+    backward.transitions = fwd_transitions_.data, backward.next = work_counter();
+    backward.regions = device_backward_spans.data, backward.region_rows = env_rows_.data;
+    launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock);
+
+    EnvelopeBatch launch;
+    launch.jobs = device_jobs.data, launch.count = count, launch.M = profile_->M, launch.Q = fwd_q_;
+    launch.transitions = env_transitions_.data, launch.match = env_match_.data;
+    launch.rows = env_rows_.data, launch.specials = env_specials_.data;
+    launch.forward_scores = forward_scores, launch.own_scales = own_scales_.data;
+    launch.steps = env_steps_.data, launch.out = env_scores_.data;
+    launch_envelope_decoding(launch);
+
     std::vector<EnvelopeScores> scores(count);
     std::vector<TraceStep> all_steps(steps);
     check_cuda(cudaMemcpy(scores.data(), env_scores_.data, count * sizeof(EnvelopeScores), cudaMemcpyDeviceToHost),

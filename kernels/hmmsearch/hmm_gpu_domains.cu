@@ -211,6 +211,18 @@ __device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, int lane, 
   }
 }
 
+// Envelope mode: the row's cells, [z][q] per state here, into hmm_dp_rows.h's
+// [(q * 3 + state) * 4 + z].
+__device__ void keep_row(float* row, const WarpRows& r, int cur, int Q, int lane) {
+  int z = 0, q = 0;
+  step_cell(Q, lane, z, q);
+  for (int c = lane; c < kLanes * Q; c += kWarp) {
+    float* cell = row + q * 3 * kLanes + z;
+    cell[0] = r.m[cur][c], cell[kLanes] = r.d[cur][c], cell[2 * kLanes] = r.i[cur][c];
+    step_cell(Q, kWarp, z, q);
+  }
+}
+
 __device__ void store_row(float* out, float e, float n, float j, float b, float c, float scale) {
   out[0] = e, out[1] = n, out[2] = j, out[3] = b, out[4] = c, out[5] = scale;
 }
@@ -218,9 +230,12 @@ __device__ void store_row(float* out, float e, float n, float j, float b, float 
 __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b, int lane) {
   const int Q = a.Q, z = lane / kHelpers;
   const bool leader = lane % kHelpers == 0;
-  const std::uint32_t target = a.targets[b];
-  const std::uint8_t* codes = a.codes + a.offsets[target];
-  const int L = static_cast<int>(a.offsets[target + 1] - a.offsets[target]);
+  const RegionJob* span = a.regions ? a.regions + b : nullptr;
+  const std::uint64_t first = span ? span->codes_at : a.offsets[a.targets[b]];
+  const std::uint8_t* codes = a.codes + first;
+  const int L = span ? span->L : static_cast<int>(a.offsets[a.targets[b] + 1] - first);
+  float* every_row = span ? a.region_rows + span->rows_at : nullptr;
+  const std::size_t row_floats = 3 * kLanes * static_cast<std::size_t>(Q);
   const SpecialOdds sx = a.specials[b];
   const float* fwd = a.forward_specials + a.forward_offsets[b];
   float* out = a.backward_specials + a.special_offsets[b];
@@ -239,6 +254,7 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
     xE = xE / scale, xN = xN / scale, xC = xC / scale, xJ = xJ / scale, xB = xB / scale;
     rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
   }
+  if (every_row) keep_row(every_row + L * row_floats, r, cur, Q, lane);
   if (lane == 0) store_row(out + L * kSpecialCells, xE, xN, xJ, xB, xC, scale);
   bool own_scales = false;
   __syncwarp();
@@ -271,6 +287,7 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
       xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
       rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
     }
+    if (every_row) keep_row(every_row + i * row_floats, r, cur, Q, lane);
     if (lane == 0) store_row(out + i * kSpecialCells, xE, xN, xJ, xB, xC, scale);
     __syncwarp();
   }

@@ -1,11 +1,12 @@
-// hmm_gpu_domains.h: launch of the Backward parser warp kernel of domain
-// definition (hmm_gpu_domains.cu), for the CUDA engine (hmm_gpu.cu). All
-// pointers are device memory.
+// hmm_gpu_domains.h: launch of the Backward warp kernel of domain definition
+// (hmm_gpu_domains.cu): the parser pass over whole targets, or every row of
+// envelopes. For the CUDA engine (hmm_gpu.cu); all pointers are device memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "hmm_dp_rows.h"
+#include "hmm_gpu_sampling.h"
 
 namespace helix::hmm {
 
@@ -26,6 +27,11 @@ struct BackwardWarpBatch {
   const float* match = nullptr;                        // [code][q][z], 0 past M
   const CellTransitions<float>* transitions = nullptr; // [q][z], 0 past M
   unsigned* next = nullptr;                // work counter, zeroed
+  // Envelope mode (domain definition's rescoring): entry b is the residues of
+  // regions[b] (codes_at, L) instead of a whole target, and every row's
+  // cells are kept, in hmm_dp_rows.h's layout, at region_rows + regions[b].rows_at.
+  const RegionJob* regions = nullptr;
+  float* region_rows = nullptr;
 };
 
 // Scratch one warp needs for a model of Q segments.

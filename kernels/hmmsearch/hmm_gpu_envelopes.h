@@ -1,6 +1,6 @@
-// hmm_gpu_envelopes.h: launch of the envelope rescoring kernel of domain
-// definition (hmm_gpu_envelopes.cu), for the CUDA engine (hmm_gpu.cu). All
-// pointers are device memory.
+// hmm_gpu_envelopes.h: the last kernel of the GPU's envelope rescoring in
+// domain definition (hmm_gpu_envelopes.cu), for the CUDA engine (hmm_gpu.cu).
+// All pointers are device memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +19,9 @@ struct EnvelopeJob {
   SpecialOdds special;         // unihit, the target's length model
 };
 
+// The envelopes' Forward and Backward matrices are in place (the Forward and
+// Backward warp kernels' envelope modes); this kernel decodes them.
 struct EnvelopeBatch {
-  const std::uint8_t* codes = nullptr;
   const EnvelopeJob* jobs = nullptr;
   unsigned count = 0;
   int M = 0, Q = 0;
@@ -28,6 +29,8 @@ struct EnvelopeBatch {
   const float* match = nullptr;        // OddsProfile::striped_match
   float* rows = nullptr;
   float* specials = nullptr;
+  const float* forward_scores = nullptr;   // per envelope: Forward's score, nats
+  const std::uint8_t* own_scales = nullptr;  // per envelope: Backward used its own scale factors
   TraceStep* steps = nullptr;
   EnvelopeScores* out = nullptr;
 };
@@ -36,6 +39,8 @@ struct EnvelopeBatch {
 inline std::size_t envelope_row_floats(int L, int Q) { return 2 * static_cast<std::size_t>(L + 1) * 12 * Q; }
 inline std::size_t envelope_special_floats(int L) { return 2 * static_cast<std::size_t>(L + 1) * kSpecialCells; }
 
-void launch_envelope_rescoring(const EnvelopeBatch& batch);
+// One warp per envelope: posterior decoding, the optimal-accuracy DP, its
+// traceback and the null2 odds.
+void launch_envelope_decoding(const EnvelopeBatch& batch);
 
 }  // namespace helix::hmm
