@@ -9,6 +9,7 @@
 #include "hmm_sampling.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -194,27 +195,94 @@ bool segment_pairs_linked(const SegmentPair& a, const SegmentPair& b, const Clus
   return std::abs((a.j - a.m) - (b.j - b.m)) <= params.max_diagdiff;
 }
 
+namespace {
+
+// The pairs sorted by one key (a diagonal), skipping pairs already
+// clustered: `next` is path-compressed, so ranges of clustered pairs cost
+// nothing on later visits.
+class PairsByKey {
+ public:
+  template <typename Key>
+  PairsByKey(int n, Key key) : order_(n), rank_(n), key_(n), next_(n + 1) {
+    for (int u = 0; u < n; ++u) key_[u] = key(u);
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(), [&](int x, int y) { return key_[x] < key_[y]; });
+    for (int r = 0; r < n; ++r) rank_[order_[r]] = r;
+    std::iota(next_.begin(), next_.end(), 0);
+  }
+  void remove(int u) { next_[rank_[u]] = rank_[u] + 1; }
+  // Calls visit(u) for each pair still unclustered whose key is in [low, high].
+  template <typename Visit>
+  void each_in(int low, int high, Visit visit) {
+    const int n = static_cast<int>(order_.size());
+    int r = static_cast<int>(std::lower_bound(order_.begin(), order_.end(), low,
+                                              [&](int x, int value) { return key_[x] < value; }) -
+                             order_.begin());
+    for (r = unclustered_from(r); r < n && key_[order_[r]] <= high; r = unclustered_from(r + 1)) visit(order_[r]);
+  }
+
+ private:
+  int unclustered_from(int r) {
+    int root = r;
+    while (next_[root] != root) root = next_[root];
+    while (next_[r] != root) {
+      const int up = next_[r];
+      next_[r] = root, r = up;
+    }
+    return root;
+  }
+  std::vector<int> order_, rank_, key_, next_;
+};
+
+}  // namespace
+
 std::vector<int> SegmentPairEnsemble::link_clusters(const ClusterParameters& params, int& nclusters) const {
   // Easel's single linkage: a stack of unclustered pairs (pair 0 on top), a
-  // stack of pairs to extend; removal swaps the stack's top into the hole.
-  // The partition is the same whatever the order; the cluster numbers (and
-  // so the order of clusters with equal starts) follow this one.
+  // stack of pairs to extend; extending v scans the unclustered stack from
+  // its top, and each pair linked to v goes onto the extend stack and out of
+  // the unclustered one, the top moved into its hole. The partition is the
+  // same whatever the order; the cluster numbers (and so the order of
+  // clusters with equal starts) follow this one, which is kept exactly:
+  // - a pair moved into a hole comes from above the scan, so the pairs
+  //   linked to v leave in order of their positions when the scan began;
+  // - two pairs link only if their start diagonals (i - k) or their end
+  //   diagonals (j - m) are at most max_diagdiff apart, so only those pairs
+  //   are looked at, not every unclustered one: a long region's thousands of
+  //   pairs cost O(n) each to extend before.
   const int n = static_cast<int>(pairs_.size());
-  std::vector<int> available(n), to_extend, assignment(n, -1);
-  for (int v = 0; v < n; ++v) available[v] = n - v - 1;
+  std::vector<int> available(n), position(n), to_extend, assignment(n, -1), seen(n, -1);
+  for (int v = 0; v < n; ++v) available[v] = n - v - 1, position[n - v - 1] = v;
   int navailable = n;
+  PairsByKey by_start(n, [&](int u) { return pairs_[u].i - pairs_[u].k; });
+  PairsByKey by_end(n, [&](int u) { return pairs_[u].j - pairs_[u].m; });
+  const int near = std::max(0, params.max_diagdiff);
+  auto cluster_it = [&](int u) { by_start.remove(u), by_end.remove(u), position[u] = -1; };
+  std::vector<int> linked;
   nclusters = 0;
   while (navailable > 0) {
-    to_extend.push_back(available[--navailable]);
+    const int start = available[--navailable];
+    cluster_it(start);
+    to_extend.push_back(start);
     while (!to_extend.empty()) {
       const int v = to_extend.back();
       to_extend.pop_back();
       assignment[v] = nclusters;
-      for (int a = navailable - 1; a >= 0; --a)
-        if (segment_pairs_linked(pairs_[v], pairs_[available[a]], params)) {
-          to_extend.push_back(available[a]);
-          available[a] = available[--navailable];
-        }
+      const SegmentPair& pv = pairs_[v];
+      linked.clear();
+      auto consider = [&](int u) {
+        if (seen[u] == v) return;  // near on both diagonals
+        seen[u] = v;
+        if (segment_pairs_linked(pv, pairs_[u], params)) linked.push_back(u);
+      };
+      by_start.each_in(pv.i - pv.k - near, pv.i - pv.k + near, consider);
+      by_end.each_in(pv.j - pv.m - near, pv.j - pv.m + near, consider);
+      std::sort(linked.begin(), linked.end(), [&](int x, int y) { return position[x] > position[y]; });
+      for (int u : linked) {  // u leaves the unclustered stack; the top fills its hole
+        const int hole = position[u], top = available[--navailable];
+        available[hole] = top, position[top] = hole;
+        cluster_it(u);
+        to_extend.push_back(u);
+      }
     }
     ++nclusters;
   }
@@ -250,13 +318,14 @@ std::vector<EnsembleCluster> SegmentPairEnsemble::cluster(const ClusterParameter
   int nclusters = 0;
   const std::vector<int> assignment = link_clusters(params, nclusters);
   std::vector<EnsembleCluster> significant;
+  std::vector<std::vector<int>> members(nclusters);  // each cluster's pairs, in pair order
+  for (std::size_t h = 0; h < pairs_.size(); ++h) members[assignment[h]].push_back(static_cast<int>(h));
   for (int c = 0; c < nclusters; ++c) {
     // Traces with a pair in the cluster: pairs arrive by sample, so a new
     // sample number in the scan is a new trace.
     int traces = 0, last_sample = -1;
     std::vector<int> is, js, ks, ms;
-    for (std::size_t h = 0; h < pairs_.size(); ++h) {
-      if (assignment[h] != c) continue;
+    for (int h : members[c]) {
       const SegmentPair& p = pairs_[h];
       if (p.sample != last_sample) ++traces;
       last_sample = p.sample;

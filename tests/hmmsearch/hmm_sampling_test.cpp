@@ -121,6 +121,58 @@ TEST(SegmentPairEnsemble, ClusterNumbersFollowEaselsStacks) {
   EXPECT_EQ(numbers, (std::vector<int>{0, 2, 1, 0}));
 }
 
+// esl_cluster_SingleLinkage as Easel writes it: every unclustered pair
+// looked at for each pair extended. link_clusters() looks only at pairs that
+// can overlap; its numbers must not change.
+std::vector<int> easel_single_linkage(const std::vector<SegmentPair>& pairs, const ClusterParameters& params) {
+  const int n = static_cast<int>(pairs.size());
+  std::vector<int> available(n), to_extend, assignment(n, -1);
+  for (int v = 0; v < n; ++v) available[v] = n - v - 1;
+  int navailable = n, nclusters = 0;
+  while (navailable > 0) {
+    to_extend.push_back(available[--navailable]);
+    while (!to_extend.empty()) {
+      const int v = to_extend.back();
+      to_extend.pop_back();
+      assignment[v] = nclusters;
+      for (int a = navailable - 1; a >= 0; --a)
+        if (segment_pairs_linked(pairs[v], pairs[available[a]], params)) {
+          to_extend.push_back(available[a]);
+          available[a] = available[--navailable];
+        }
+    }
+    ++nclusters;
+  }
+  return assignment;
+}
+
+TEST(SegmentPairEnsemble, ClusterNumbersEqualEaselsOnRandomEnsembles) {
+  // Many domains along a long region, each sampled with jittered ends (and
+  // some long pairs spanning several), so that chains of links, holes filled
+  // from the stack's top and clusters of one pair all occur.
+  std::uint32_t state = 12345;
+  auto next = [&](int range) { return static_cast<int>((state = state * 1103515245u + 12345u) >> 8) % range; };
+  for (int round = 0; round < 40; ++round) {
+    SegmentPairEnsemble ensemble;
+    const int domains = 1 + next(30), samples = 1 + next(60);
+    for (int sample = 0; sample < samples; ++sample)
+      for (int d = 0; d < domains; ++d) {
+        if (d > 0 && next(4) == 0) continue;  // every sample adds its first pair (samples arrive in order)
+        const int i = 1 + d * 90 + next(9), j = i + 60 + next(30) + (next(20) == 0 ? 200 : 0);
+        const int k = 1 + next(6), m = k + (j - i) - next(8);
+        ensemble.add(sample, i, j, k, m);
+      }
+    for (const ClusterParameters& params : {ClusterParameters{}, ClusterParameters{0.5f, false, 10, 0.25f, 0.02f},
+                                            ClusterParameters{0.0f, true, 4, 0.25f, 0.02f}}) {
+      int n = 0;
+      const std::vector<int> numbers = ensemble.link_clusters(params, n);
+      const std::vector<int> expected = easel_single_linkage(ensemble.pairs(), params);
+      ASSERT_EQ(numbers, expected) << "round " << round;
+      EXPECT_EQ(n, expected.empty() ? 0 : *std::max_element(expected.begin(), expected.end()) + 1);
+    }
+  }
+}
+
 TEST(SegmentPairEnsemble, SamplesMustArriveInOrder) {
   SegmentPairEnsemble ensemble;
   ensemble.add(0, 1, 2, 1, 2);
