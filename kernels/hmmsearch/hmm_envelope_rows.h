@@ -68,16 +68,31 @@ HELIX_HMM_HD V4 where_possible(const V4& t, const V4& a, float otherwise) {
 HELIX_HMM_HD bool is_infinite(float x) { return x > 3.40282347e38f || x < -3.40282347e38f; }
 constexpr float kMinusInfinity = -__builtin_huge_valf();
 
+// Node k's segment q = (k - 1) % Q and lane z = (k - 1) / Q, for
+// 1 <= k <= 4Q: three comparisons instead of a division by a Q known only at
+// run time (a long sequence of instructions on the GPU, where the walks and
+// tracebacks look up nodes at every step).
+struct NodeStripe {
+  int q, z;
+};
+HELIX_HMM_HD NodeStripe node_stripe(int Q, int k) {
+  const int c = k - 1;
+  const int z = (c >= Q ? 1 : 0) + (c >= 2 * Q ? 1 : 0) + (c >= 3 * Q ? 1 : 0);
+  return {c - z * Q, z};
+}
 // Node k's transition t (kTBM ... kTII) and D->D, from the striped vectors.
 HELIX_HMM_HD float node_transition(const StripedOdds& p, int k, int t) {
-  return p.transitions[(((k - 1) % p.Q) * 7 + t) * 4 + (k - 1) / p.Q];
+  const NodeStripe s = node_stripe(p.Q, k);
+  return p.transitions[(s.q * 7 + t) * 4 + s.z];
 }
 HELIX_HMM_HD float node_dd(const StripedOdds& p, int k) {
-  return p.transitions[(7 * p.Q + (k - 1) % p.Q) * 4 + (k - 1) / p.Q];
+  const NodeStripe s = node_stripe(p.Q, k);
+  return p.transitions[(7 * p.Q + s.q) * 4 + s.z];
 }
 // Cell (i, k) of kind M, D or I in rows of every residue.
 HELIX_HMM_HD float node_cell(const float* rows, int Q, int i, int k, int kind) {
-  return rows[static_cast<std::size_t>(i) * 12 * Q + ((k - 1) % Q) * 12 + kind * 4 + (k - 1) / Q];
+  const NodeStripe s = node_stripe(Q, k);
+  return rows[static_cast<std::size_t>(i) * 12 * Q + s.q * 12 + kind * 4 + s.z];
 }
 
 }  // namespace rows

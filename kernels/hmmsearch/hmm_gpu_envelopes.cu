@@ -25,11 +25,6 @@ using rows::max_of;
 constexpr int kWarpsPerBlock = 4;
 constexpr int kElements = 4;  // HMMER's SSE elements
 
-// Node k's cell of `kind` in a row of hmm_dp_rows.h's layout.
-__device__ __forceinline__ int node_at(int Q, int k, int kind) {
-  return (((k - 1) % Q) * 3 + kind) * kElements + (k - 1) / Q;
-}
-
 // p7_Decoding as posterior_rows(), the row's floats over the lanes. `bck`
 // becomes the posteriors.
 __device__ bool warp_posteriors(const StripedOdds& p, int L, const float* fwd, const float* fwd_x, float* bck,
@@ -66,6 +61,29 @@ __device__ __forceinline__ DChain after(const DChain& first, const DChain& then)
   return {then.passes ? max_of(then.a, first.a) : then.a, then.passes && first.passes};
 }
 
+// A node k = z * Q + q + 1 by its place in the striped rows, stepped along
+// without dividing by Q.
+struct Node {
+  int q, z;
+  __device__ void advance(int Q, int by) {
+    q += by;
+    while (q >= Q) q -= Q, ++z;
+  }
+  __device__ bool first() const { return q == 0 && z == 0; }
+  __device__ Node before(int Q) const { return q > 0 ? Node{q - 1, z} : Node{Q - 1, z - 1}; }
+  __device__ int cell(int kind) const { return (q * 3 + kind) * kElements + z; }
+  __device__ float transition(const StripedOdds& p, int t) const { return p.transitions[(q * 7 + t) * kElements + z]; }
+  __device__ float dd(const StripedOdds& p) const { return p.transitions[(7 * p.Q + q) * kElements + z]; }
+};
+__device__ Node node_of(int Q, int k) {
+  const rows::NodeStripe s = rows::node_stripe(Q, k);
+  return {s.q, s.z};
+}
+
+// A possible transition's source keeps its value, an impossible one gives 0
+// (as HMMER's masks).
+__device__ __forceinline__ float gate(float t, float value) { return t > 0.0f ? value : 0.0f; }
+
 // One row of the optimal-accuracy DP (optimal_accuracy_rows()'s row i).
 __device__ void warp_oa_row(const StripedOdds& p, int i, const float* pp, const float* pp_x, float* oa, float* oa_x,
                             int lane) {
@@ -74,40 +92,41 @@ __device__ void warp_oa_row(const StripedOdds& p, int i, const float* pp, const 
   float* cur = oa + static_cast<std::size_t>(i) * row_floats;
   const float* post = pp + static_cast<std::size_t>(i) * row_floats;
   const float xB = oa_x[(i - 1) * kSpecialCells + kXB];
-  auto gate = [](float t, float value) { return t > 0.0f ? value : 0.0f; };
-  // M and I, cell by cell; a possible transition's source keeps its value,
-  // an impossible one gives 0 (as HMMER's masks).
+  // M and I, cell by cell.
   float best = kMinusInfinity;
-  for (int k = lane + 1; k <= nodes; k += kWarp) {
-    const int m = node_at(Q, k, rows::kCellM), d = m + kElements, ins = m + 2 * kElements;
-    const int before = k > 1 ? node_at(Q, k - 1, rows::kCellM) : -1;
-    const float mpv = before >= 0 ? prev[before] : kMinusInfinity;
-    const float dpv = before >= 0 ? prev[before + kElements] : kMinusInfinity;
-    const float ipv = before >= 0 ? prev[before + 2 * kElements] : kMinusInfinity;
-    float sv = gate(rows::node_transition(p, k, rows::kTBM), xB);
-    sv = max_of(sv, gate(rows::node_transition(p, k, rows::kTMM), mpv));
-    sv = max_of(sv, gate(rows::node_transition(p, k, rows::kTIM), ipv));
-    sv = max_of(sv, gate(rows::node_transition(p, k, rows::kTDM), dpv));
+  Node n = node_of(Q, lane + 1);
+  for (int k = lane + 1; k <= nodes; k += kWarp, n.advance(Q, kWarp)) {
+    const int m = n.cell(rows::kCellM), ins = n.cell(rows::kCellI);
+    float mpv = kMinusInfinity, dpv = kMinusInfinity, ipv = kMinusInfinity;
+    if (!n.first()) {
+      const int before = n.before(Q).cell(rows::kCellM);
+      mpv = prev[before], dpv = prev[before + kElements], ipv = prev[before + 2 * kElements];
+    }
+    float sv = gate(n.transition(p, rows::kTBM), xB);
+    sv = max_of(sv, gate(n.transition(p, rows::kTMM), mpv));
+    sv = max_of(sv, gate(n.transition(p, rows::kTIM), ipv));
+    sv = max_of(sv, gate(n.transition(p, rows::kTDM), dpv));
     sv = sv + post[m];
     cur[m] = sv;
     best = max_of(best, sv);
-    const float iv = max_of(gate(rows::node_transition(p, k, rows::kTMI), prev[m]),
-                            gate(rows::node_transition(p, k, rows::kTII), prev[ins]));
+    const float iv = max_of(gate(n.transition(p, rows::kTMI), prev[m]), gate(n.transition(p, rows::kTII), prev[ins]));
     cur[ins] = iv + post[ins];
-    (void)d;
   }
   __syncwarp();
   // D along the nodes: D_k = max(M_k-1 -> D_k, D_k-1 -> D_k), each through
   // its transition's gate; lane l takes nodes [l * span + 1, (l + 1) * span].
   const int span = (nodes + kWarp - 1) / kWarp, first = lane * span + 1, last = min(nodes, first + span - 1);
-  auto from_m = [&](int k) {
-    return k > 1 ? gate(rows::node_transition(p, k - 1, rows::kTMD), cur[node_at(Q, k - 1, rows::kCellM)])
-                 : kMinusInfinity;
+  const Node stretch = node_of(Q, min(first, nodes));
+  auto from_m = [&](const Node& at) {
+    if (at.first()) return kMinusInfinity;
+    const Node before = at.before(Q);
+    return gate(before.transition(p, rows::kTMD), cur[before.cell(rows::kCellM)]);
   };
   DChain mine{kMinusInfinity, true};
-  for (int k = first; k <= last; ++k) {
-    const bool passes = rows::node_dd(p, k) > 0.0f;
-    mine = after(mine, DChain{passes ? from_m(k) : 0.0f, passes});
+  n = stretch;
+  for (int k = first; k <= last; ++k, n.advance(Q, 1)) {
+    const bool passes = n.dd(p) > 0.0f;
+    mine = after(mine, DChain{passes ? from_m(n) : 0.0f, passes});
   }
   // Inclusive scan of the lanes' stretches, then what enters each stretch.
   DChain scan = mine;
@@ -119,11 +138,12 @@ __device__ void warp_oa_row(const StripedOdds& p, int i, const float* pp, const 
   const float out_of_stretch = scan.a;  // what leaves the lane's stretch when -inf enters node 1
   float carry = __shfl_up_sync(kFullMask, out_of_stretch, 1);
   if (lane == 0) carry = kMinusInfinity;
-  for (int k = first; k <= last; ++k) {
-    const float dv = max_of(from_m(k), carry);
-    cur[node_at(Q, k, rows::kCellD)] = dv;
+  n = stretch;
+  for (int k = first; k <= last; ++k, n.advance(Q, 1)) {
+    const float dv = max_of(from_m(n), carry);
+    cur[n.cell(rows::kCellD)] = dv;
     best = max_of(best, dv);
-    carry = gate(rows::node_dd(p, k), dv);
+    carry = gate(n.dd(p), dv);
   }
   for (int offset = kWarp / 2; offset > 0; offset /= 2) best = max_of(best, __shfl_xor_sync(kFullMask, best, offset));
   if (lane == 0)
@@ -155,7 +175,9 @@ __device__ void warp_null2(const StripedOdds& p, int L, const float* pp, const f
   const float norm = static_cast<float>(1.0 / static_cast<float>(L));
   // scratch[q * 4 + z]: M's use of node (q, z); scratch[(Q + q) * 4 + z]: I's.
   for (int at = lane; at < 8 * Q; at += kWarp) {
-    const int q = (at / kElements) % Q, z = at % kElements, kind = at < 4 * Q ? rows::kCellM : rows::kCellI;
+    const bool is_match = at < 4 * Q;
+    const int q = is_match ? at / kElements : at / kElements - Q, z = at % kElements;
+    const int kind = is_match ? rows::kCellM : rows::kCellI;
     const int cell = (q * 3 + kind) * kElements + z;
     float use = pp[row_floats + cell];
     for (int i = 2; i <= L; ++i) use = pp[static_cast<std::size_t>(i) * row_floats + cell] + use;

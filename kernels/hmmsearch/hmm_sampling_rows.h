@@ -99,10 +99,35 @@ struct ForwardCells {
   const float* rows;
   const float* x;
   int L;  // rows 0..L
-  HELIX_HMM_HD float m(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellM); }
-  HELIX_HMM_HD float d(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellD); }
-  HELIX_HMM_HD float ins(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellI); }
+  HELIX_HMM_HD float m(int i, int k) const { return cell(i, k, rows::kCellM); }
+  HELIX_HMM_HD float d(int i, int k) const { return cell(i, k, rows::kCellD); }
+  HELIX_HMM_HD float ins(int i, int k) const { return cell(i, k, rows::kCellI); }
   HELIX_HMM_HD float t(int k, int which) const { return rows::node_transition(p, k, which); }
+#ifdef __CUDA_ARCH__
+  // Inside a domain the walk mostly goes down a diagonal (M to M: i and k
+  // each one less), a row per step, and each row is far from the last in
+  // memory. Lane j keeps the M, D and I cells of (diagonal_top - j,
+  // diagonal_top - j - diagonal): one load of the warp serves up to 32 steps;
+  // a cell off the diagonal (after an insert or a delete) reloads it.
+  mutable int diagonal_top = -1, diagonal = 0;
+  mutable float diagonal_cells[3] = {};
+  __device__ float cell(int i, int k, int kind) const {
+    const int lane = threadIdx.x % 32;
+    if (i - k != diagonal || i > diagonal_top || i <= diagonal_top - 32) {
+      diagonal_top = i, diagonal = i - k;
+      const int row = i - lane, node = row - diagonal;
+      const bool inside = row >= 0 && node >= 1;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) diagonal_cells[c] = inside ? rows::node_cell(rows, p.Q, row, node, c) : 0.0f;
+    }
+    float mine = diagonal_cells[0];
+    if (kind == rows::kCellD) mine = diagonal_cells[1];
+    if (kind == rows::kCellI) mine = diagonal_cells[2];
+    return __shfl_sync(0xffffffffu, mine, diagonal_top - i);
+  }
+#else
+  float cell(int i, int k, int kind) const { return rows::node_cell(rows, p.Q, i, k, kind); }
+#endif
 #ifdef __CUDA_ARCH__
   // The warp walks in step, down the rows: lane j keeps the specials of row
   // window_top - j, so most steps read a neighbour's register instead of
@@ -193,7 +218,8 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
     for (int base = 0; base < positions; base += 32) {
       const int s = base + lane, q = s / 8, is_delete = (s % 8) / 4, node = (s % 4) * Q + q + 1;
       const bool valid = s < positions && node <= M;  // padding lanes hold zero and are skipped
-      const float term = valid ? (is_delete ? f.d(i, node) : f.m(i, node)) * norm : 0.0f;
+      const float cell = valid ? rows::node_cell(f.rows, Q, i, node, is_delete ? rows::kCellD : rows::kCellM) : 0.0f;
+      const float term = cell * norm;
       const unsigned valid_lanes = __ballot_sync(0xffffffffu, valid);
       for (int j = 0; j < 32; ++j) {
         const float t = __shfl_sync(0xffffffffu, term, j);
@@ -234,7 +260,8 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
 struct OpenDomain {
   int sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
   int emitted = 0, used = 0;
-  int last_node = 0;  // the node of its last emission walked
+  int last_node = 0;        // the node of its last emission walked
+  float last_count = 0.0f;  // emissions walked at last_node (usage[last_node] once stored)
 };
 
 // On the GPU the whole warp walks a region in step (hmm_gpu_sampling.cu):
@@ -273,8 +300,9 @@ HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members,
   auto odds_of = [&](int x) {
     float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int u = domain.used - 1; u >= 0; --u) {
-      const int node = used[u], r = (node - 1) / p.Q, q = (node - 1) % p.Q;
-      lane[r] = lane[r] + (usage[node] * norm) * p.match[(x * p.Q + q) * 4 + r];
+      const int node = used[u];
+      const rows::NodeStripe at = rows::node_stripe(p.Q, node);
+      lane[at.z] = lane[at.z] + (usage[node] * norm) * p.match[(x * p.Q + at.q) * 4 + at.z];
     }
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
   };
@@ -357,11 +385,14 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
       } else if (previous == kTraceM || previous == kTraceI) {  // emits residue i at node k
         // The walk's k never grows within a domain, so a node is new exactly
         // when it differs from the last one (null2_by_trace's usage[k] == 0).
+        // Its count is kept here and stored when the walk leaves the node:
+        // a read-modify-write of usage[k] at every step stalled the walk.
         if (domain.used == 0 || domain.last_node != k) {
+          if (domain.used > 0 && s.keep) s.usage[domain.last_node] = domain.last_count;
           if (s.keep) s.used[domain.used] = k;
-          ++domain.used, domain.last_node = k;
+          ++domain.used, domain.last_node = k, domain.last_count = 0.0f;
         }
-        if (s.keep) s.usage[k] += 1.0f;
+        domain.last_count += 1.0f;
         ++domain.emitted;
         if (previous == kTraceM) {
           domain.sqfrom = i, domain.hmmfrom = k;
@@ -369,6 +400,7 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
         }
       } else if (previous == kTraceB) {
         if (pair_count >= s.room) return kSamplePairsFull;
+        if (domain.used > 0 && s.keep) s.usage[domain.last_node] = domain.last_count;
         domain_null2(p, members, domain, s.usage, s.used, null2);
         if (domain.sqto > 0) {  // add_trace_null2: 1 outside, null2 inside (the first residue counts as outside)
           add_to_sums(s.sums, domain.sqto + 1, hi, 1.0f);
