@@ -80,7 +80,11 @@ __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z,
   for (int pass = 1; pass < 4; ++pass) {
     const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
     dcv = z + 1 < kLanes ? shifted : 0.0f;
-    for (int top = Q - 1; top >= 0; top -= kAhead) {
+    // These passes carry only dcv, a product that only shrinks (D->D odds
+    // are at most 1) and flushes to zero below float's normal range (HMMER
+    // runs flush-to-zero, as this kernel): once it is 0, every later cell
+    // of the pass would gain 0, so the pass stops there.
+    for (int top = Q - 1; top >= 0 && dcv != 0.0f; top -= kAhead) {
       float d[kAhead], dd[kAhead];
 #pragma unroll
       for (int a = 0; a < kAhead; ++a)
