@@ -950,7 +950,6 @@ class GpuEngine : public HmmEngine {
         device_forward_spans.data, env_rows_.data);
     check_cuda(cudaGetLastError(), "envelope Forward kernel launch");
 
-    constexpr int kBackwardWarpsPerBlock = 2;
     const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
     const bool backward_shared = backward_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
     blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes);
@@ -963,6 +962,7 @@ class GpuEngine : public HmmEngine {
     backward.M = profile_->M, backward.Q = fwd_q_, backward.match = fwd_match_.data;
     backward.transitions = fwd_transitions_.data, backward.next = work_counter();
     backward.regions = device_backward_spans.data, backward.region_rows = env_rows_.data;
+    split_longest(backward, blocks, [&](unsigned b) { return jobs[b].L; });
     launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock);
 
     EnvelopeBatch launch;
@@ -1059,7 +1059,8 @@ class GpuEngine : public HmmEngine {
       forward_specials = forward_specials_.data;
     }
     backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
-                           all_kept ? device_forward_at.data : device_offsets.data);
+                           all_kept ? device_forward_at.data : device_offsets.data,
+                           [&](unsigned b) { return targets_->length(targets[b]); });
     std::vector<float> forward(floats), backward(floats);
     std::vector<std::uint8_t> own(count);
     for (std::uint32_t b = 0; b < count; ++b)  // into `forward` at the batch's own offsets
@@ -1091,13 +1092,13 @@ class GpuEngine : public HmmEngine {
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 
+  template <typename Length>
   void backward_with_specials(const std::uint32_t* targets, const SpecialOdds* specials,
                               const std::uint64_t* special_offsets, std::uint32_t count, const float* forward_specials,
-                              const std::uint64_t* forward_offsets) {
-    constexpr int kWarpsPerBlock = 2;
+                              const std::uint64_t* forward_offsets, Length length) {
     const std::size_t warp_bytes = backward_warp_bytes(fwd_q_);
-    const bool shared_rows = warp_bytes * kWarpsPerBlock <= kMaxSharedRows;
-    const int blocks = warp_blocks(count, kWarpsPerBlock, shared_rows ? 0 : warp_bytes);
+    const bool shared_rows = warp_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
+    const int blocks = warp_blocks(count, kBackwardWarpsPerBlock, shared_rows ? 0 : warp_bytes);
     BackwardWarpBatch args;
     args.codes = codes_.data, args.offsets = offsets_.data, args.targets = targets, args.count = count;
     args.specials = specials, args.special_offsets = special_offsets;
@@ -1106,7 +1107,8 @@ class GpuEngine : public HmmEngine {
     args.own_scales = own_scales_.data, args.rows = reinterpret_cast<float*>(rows_.data);
     args.shared_rows = shared_rows, args.M = profile_->M, args.Q = fwd_q_;
     args.match = fwd_match_.data, args.transitions = fwd_transitions_.data, args.next = work_counter();
-    launch_backward_warps(args, blocks, kWarpsPerBlock);
+    split_longest(args, blocks, length);
+    launch_backward_warps(args, blocks, kBackwardWarpsPerBlock);
   }
 
   // Blocks for a warp-per-target kernel over `count` targets, with global
@@ -1170,12 +1172,24 @@ class GpuEngine : public HmmEngine {
   static void reserve(DeviceBuffer<T>& buffer, std::size_t count, const char* what) {
     if (buffer.count < count) buffer.allocate(std::max(count, 2 * buffer.count), what);
   }
-  // The kernels' work counter, zeroed.
+  // The kernels' work counter, zeroed, and a second one after it (the
+  // Backward kernel's for its longest entries).
   unsigned* work_counter() {
-    reserve(counter_, 1, "a work counter");
-    check_cuda(cudaMemset(counter_.data, 0, sizeof(unsigned)), "zeroing the work counter");
+    reserve(counter_, 2, "a work counter");
+    check_cuda(cudaMemset(counter_.data, 0, 2 * sizeof(unsigned)), "zeroing the work counter");
     return counter_.data;
   }
+  // How many of a batch's entries (lengths longest first) get a block of
+  // warps in the Backward kernel, and from how many blocks.
+  template <typename Length>
+  static void split_longest(BackwardWarpBatch& batch, int blocks, Length length) {
+    unsigned longest = 0;
+    while (longest < batch.count && length(longest) >= kBackwardBlockResidues) ++longest;
+    batch.long_count = longest;
+    batch.long_blocks = std::min<unsigned>(longest, static_cast<unsigned>(blocks));
+    batch.next_long = batch.next + 1;
+  }
+  static constexpr int kBackwardWarpsPerBlock = 4;
 
   std::string name_;
   int sms_ = 1;

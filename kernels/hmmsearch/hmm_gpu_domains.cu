@@ -26,6 +26,29 @@ constexpr int kLanes = 4;                        // HMMER's SSE elements
 constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
 constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
 
+// The threads working on one target: a warp, or for the longest targets a
+// whole block (their rows are long, and one warp's share of each row's
+// cell work would set the time). Leaders (one lane per stripe) are lanes
+// 0, 8, 16 and 24 of the first warp either way.
+struct Team {
+  int rank, size;
+  float* slot;  // the block's shared word for broadcasts (block teams)
+  __device__ bool whole_block() const { return size > kWarp; }
+  __device__ void sync() const {
+    if (whole_block()) __syncthreads();
+    else __syncwarp();
+  }
+  // Thread 0's value, for every thread of the team.
+  __device__ float from_first(float v) const {
+    if (!whole_block()) return __shfl_sync(kFullMask, v, 0);
+    if (rank == 0) *slot = v;
+    __syncthreads();
+    const float shared = *slot;
+    __syncthreads();
+    return shared;
+  }
+};
+
 // Per warp: two rows of M, D, I ([z][q], 4Q each), each cell's B->M term,
 // and the stripes' D->D odds.
 __host__ __device__ inline std::size_t backward_warp_floats(int Q) {
@@ -126,18 +149,18 @@ constexpr int kCellsAhead = 4;  // a lane's cells whose operands are loaded befo
 
 // Row i < L from row i + 1, cell by cell: I, D's first term, M's terms
 // through I and M, and each cell's B->M term (`code` is residue i + 1's).
-__device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, int lane) {
+__device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, const Team& team) {
   const int Q = a.Q, nxt = cur ^ 1, cells = kLanes * Q;
   const float* emission = a.match + static_cast<std::size_t>(code) * Q * kLanes;
   int z = 0, q = 0;
-  step_cell(Q, lane, z, q);
-  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+  step_cell(Q, team.rank, z, q);
+  for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * team.size) {
     float t_ii[kCellsAhead], t_mi[kCellsAhead], t_bm[kCellsAhead], e_here[kCellsAhead], m_here[kCellsAhead],
         i_next[kCellsAhead], m_next[kCellsAhead], e_next[kCellsAhead], t_mm[kCellsAhead], t_im[kCellsAhead],
         t_dm[kCellsAhead];
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
-      const int c = c0 + g * kWarp;
+      const int c = c0 + g * team.size;
       if (c < cells) {
         const CellTransitions<float>& t = a.transitions[q * kLanes + z];
         t_ii[g] = t.ii, t_mi[g] = t.mi, t_bm[g] = t.bm;
@@ -154,11 +177,11 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
           m_next[g] = e_next[g] = t_mm[g] = t_im[g] = t_dm[g] = 0.0f;
         }
       }
-      step_cell(Q, kWarp, z, q);
+      step_cell(Q, team.size, z, q);
     }
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
-      const int c = c0 + g * kWarp;
+      const int c = c0 + g * team.size;
       if (c < cells) {
         const float m_e = m_next[g] * e_next[g];
         r.i[cur][c] = i_next[g] * t_ii[g] + m_e * t_im[g];
@@ -177,53 +200,54 @@ __device__ float leaders_sum(float v) {
 }
 
 // Per cell: M gains E (rows below L) and M_k -> D_k+1.
-__device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, int lane, bool with_e, float xE) {
+__device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, const Team& team, bool with_e,
+                             float xE) {
   const int Q = a.Q, cells = kLanes * Q;
   int z = 0, q = 0;
-  step_cell(Q, lane, z, q);
-  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+  step_cell(Q, team.rank, z, q);
+  for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * team.size) {
     float m[kCellsAhead], d_next[kCellsAhead], t_md[kCellsAhead];
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
-      const int c = c0 + g * kWarp;
+      const int c = c0 + g * team.size;
       if (c < cells) {
         m[g] = cm[c], t_md[g] = a.transitions[q * kLanes + z].md;
         d_next[g] = q + 1 < Q || z + 1 < kLanes ? cd[c + 1] : 0.0f;  // 0 past the last node
       }
-      step_cell(Q, kWarp, z, q);
+      step_cell(Q, team.size, z, q);
     }
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
-      const int c = c0 + g * kWarp;
+      const int c = c0 + g * team.size;
       if (c < cells) cm[c] = (with_e ? m[g] + xE : m[g]) + d_next[g] * t_md[g];
     }
   }
 }
 
-__device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, int lane, float scale) {
+__device__ void rescale_cells(float* cm, float* cd, float* ci, int Q, const Team& team, float scale) {
   const float factor = static_cast<float>(1.0 / scale);
-  const int cells = kLanes * Q;
-  for (int c0 = lane; c0 < cells; c0 += kCellsAhead * kWarp) {
+  const int cells = kLanes * Q, size = team.size;
+  for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * size) {
     float m[kCellsAhead], d[kCellsAhead], i[kCellsAhead];
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g)
-      if (c0 + g * kWarp < cells) m[g] = cm[c0 + g * kWarp], d[g] = cd[c0 + g * kWarp], i[g] = ci[c0 + g * kWarp];
+      if (c0 + g * size < cells) m[g] = cm[c0 + g * size], d[g] = cd[c0 + g * size], i[g] = ci[c0 + g * size];
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g)
-      if (c0 + g * kWarp < cells)
-        cm[c0 + g * kWarp] = m[g] * factor, cd[c0 + g * kWarp] = d[g] * factor, ci[c0 + g * kWarp] = i[g] * factor;
+      if (c0 + g * size < cells)
+        cm[c0 + g * size] = m[g] * factor, cd[c0 + g * size] = d[g] * factor, ci[c0 + g * size] = i[g] * factor;
   }
 }
 
 // Envelope mode: the row's cells, [z][q] per state here, into hmm_dp_rows.h's
 // [(q * 3 + state) * 4 + z].
-__device__ void keep_row(float* row, const WarpRows& r, int cur, int Q, int lane) {
+__device__ void keep_row(float* row, const WarpRows& r, int cur, int Q, const Team& team) {
   int z = 0, q = 0;
-  step_cell(Q, lane, z, q);
-  for (int c = lane; c < kLanes * Q; c += kWarp) {
+  step_cell(Q, team.rank, z, q);
+  for (int c = team.rank; c < kLanes * Q; c += team.size) {
     float* cell = row + q * 3 * kLanes + z;
     cell[0] = r.m[cur][c], cell[kLanes] = r.d[cur][c], cell[2 * kLanes] = r.i[cur][c];
-    step_cell(Q, kWarp, z, q);
+    step_cell(Q, team.size, z, q);
   }
 }
 
@@ -231,9 +255,9 @@ __device__ void store_row(float* out, float e, float n, float j, float b, float 
   out[0] = e, out[1] = n, out[2] = j, out[3] = b, out[4] = c, out[5] = scale;
 }
 
-__device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b, int lane) {
-  const int Q = a.Q, z = lane / kHelpers;
-  const bool leader = lane % kHelpers == 0;
+__device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b, const Team& team) {
+  const int Q = a.Q, z = team.rank / kHelpers;
+  const bool leader = team.rank < kWarp && team.rank % kHelpers == 0;
   const RegionJob* span = a.regions ? a.regions + b : nullptr;
   const std::uint64_t first = span ? span->codes_at : a.offsets[a.targets[b]];
   const std::uint8_t* codes = a.codes + first;
@@ -247,31 +271,31 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
   // Row L: only paths to E.
   int cur = L & 1;
   float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = sx.c_move, xE = xC * sx.e_move;
-  for (int c = lane; c < kLanes * Q; c += kWarp) r.m[cur][c] = r.d[cur][c] = xE, r.i[cur][c] = 0.0f;
-  __syncwarp();
+  for (int c = team.rank; c < kLanes * Q; c += team.size) r.m[cur][c] = r.d[cur][c] = xE, r.i[cur][c] = 0.0f;
+  team.sync();
   if (leader) stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, z + 1 < kLanes ? xE : 0.0f, false, 0.0f);
-  __syncwarp();
-  add_md_paths(a, r.m[cur], r.d[cur], lane, false, 0.0f);
-  __syncwarp();
+  team.sync();
+  add_md_paths(a, r.m[cur], r.d[cur], team, false, 0.0f);
+  team.sync();
   float scale = fwd[L * kSpecialCells + kXScale];
   if (scale > 1.0f) {
     xE = xE / scale, xN = xN / scale, xC = xC / scale, xJ = xJ / scale, xB = xB / scale;
-    rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
+    rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, team, scale);
   }
-  if (every_row) keep_row(every_row + L * row_floats, r, cur, Q, lane);
-  if (lane == 0) store_row(out + L * kSpecialCells, xE, xN, xJ, xB, xC, scale);
+  if (every_row) keep_row(every_row + L * row_floats, r, cur, Q, team);
+  if (team.rank == 0) store_row(out + L * kSpecialCells, xE, xN, xJ, xB, xC, scale);
   bool own_scales = false;
-  __syncwarp();
+  team.sync();
 
   for (int i = L - 1; i >= 1; --i) {
     cur = i & 1;
     // Read before the row's work: nothing of the row waits for global memory later.
     const float forward_scale = fwd[i * kSpecialCells + kXScale];
-    cells_from_next(a, r, cur, codes[i], lane);
-    __syncwarp();
+    cells_from_next(a, r, cur, codes[i], team);
+    team.sync();
     float b_sum = 0.0f;
     if (leader) b_sum = leaders_sum(stripe_b_sum(r.b_terms + z * Q, Q));
-    xB = __shfl_sync(kFullMask, b_sum, 0);
+    xB = team.from_first(b_sum);
     xC = xC * sx.c_loop;
     xJ = (xB * sx.j_move) + (xJ * sx.j_loop);
     xN = (xB * sx.n_move) + (xN * sx.n_loop);
@@ -282,18 +306,18 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
       __syncwarp(kStripeLeaders);  // every leader has read before any writes
       stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, first_d, true, xE);
     }
-    __syncwarp();
-    add_md_paths(a, r.m[cur], r.d[cur], lane, true, xE);
-    __syncwarp();
+    team.sync();
+    add_md_paths(a, r.m[cur], r.d[cur], team, true, xE);
+    team.sync();
     if (xB > 1.0e16f) own_scales = true;  // Forward's scales no longer suffice
     scale = own_scales ? (xB > 1.0e4f ? xB : 1.0f) : forward_scale;
     if (scale > 1.0f) {
       xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
-      rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, lane, scale);
+      rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, team, scale);
     }
-    if (every_row) keep_row(every_row + i * row_floats, r, cur, Q, lane);
-    if (lane == 0) store_row(out + i * kSpecialCells, xE, xN, xJ, xB, xC, scale);
-    __syncwarp();
+    if (every_row) keep_row(every_row + i * row_floats, r, cur, Q, team);
+    if (team.rank == 0) store_row(out + i * kSpecialCells, xE, xN, xJ, xB, xC, scale);
+    team.sync();
   }
 
   // Row 0: only N and B, from row 1's M cells in segment order.
@@ -303,26 +327,52 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
     for (int q = 0; q < Q; ++q)
       b_sum = b_sum + (r.m[1][z * Q + q] * emission[q * kLanes + z]) * a.transitions[q * kLanes + z].bm;
   if (leader) b_sum = leaders_sum(b_sum);
-  xB = __shfl_sync(kFullMask, b_sum, 0);
+  xB = team.from_first(b_sum);
   xN = (xB * sx.n_move) + (xN * sx.n_loop);
-  if (lane == 0) {
+  if (team.rank == 0) {
     store_row(out, 0.0f, xN, 0.0f, xB, 0.0f, 1.0f);
     a.own_scales[b] = own_scales ? 1 : 0;
   }
-  __syncwarp();
+  team.sync();
 }
 
+__device__ void load_dd(const BackwardWarpBatch& a, const WarpRows& r, int rank, int size) {
+  for (int c = rank; c < kLanes * a.Q; c += size) r.dd[c] = a.transitions[(c % a.Q) * kLanes + c / a.Q].dd;
+}
+
+// The first `long_blocks` blocks take the batch's longest entries
+// [0, long_count) one per block, then join the rest; every other warp takes
+// entries [long_count, count) one at a time.
 __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   extern __shared__ float shared_scratch[];
-  const int lane = threadIdx.x % kWarp;
+  __shared__ float slot;
+  __shared__ unsigned block_entry;
   const std::size_t stride = backward_warp_floats(a.Q);
+  const int lane = threadIdx.x % kWarp;
+  if (blockIdx.x < a.long_blocks) {
+    const std::size_t first_warp = static_cast<std::size_t>(blockIdx.x) * (blockDim.x / kWarp);
+    const WarpRows r = warp_rows(a.shared_rows ? shared_scratch : a.rows + first_warp * stride, a.Q);
+    const Team team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), &slot};
+    load_dd(a, r, team.rank, team.size);
+    __syncthreads();
+    for (;;) {
+      if (threadIdx.x == 0) block_entry = atomicAdd(a.next_long, 1u);
+      __syncthreads();
+      const unsigned b = block_entry;
+      __syncthreads();
+      if (b >= a.long_count) break;
+      backward_target(a, r, b, team);
+    }
+    __syncthreads();
+  }
   const WarpRows r = warp_rows(warp_scratch(shared_scratch, a.rows, a.shared_rows, stride), a.Q);
-  for (int c = lane; c < kLanes * a.Q; c += kWarp) r.dd[c] = a.transitions[(c % a.Q) * kLanes + c / a.Q].dd;
+  const Team team{lane, kWarp, nullptr};
+  load_dd(a, r, lane, kWarp);
   __syncwarp();
   for (;;) {
-    const unsigned b = next_warp_slot(a.next);
+    const unsigned b = a.long_count + next_warp_slot(a.next);
     if (b >= a.count) return;
-    backward_target(a, r, b, lane);
+    backward_target(a, r, b, team);
   }
 }
 

@@ -27,6 +27,11 @@ struct BackwardWarpBatch {
   const float* match = nullptr;                        // [code][q][z], 0 past M
   const CellTransitions<float>* transitions = nullptr; // [q][z], 0 past M
   unsigned* next = nullptr;                // work counter, zeroed
+  // The longest entries, [0, long_count) (a batch runs longest first), get a
+  // block each from the first long_blocks blocks (`next_long`: their
+  // counter, zeroed); the rest a warp each.
+  unsigned long_count = 0, long_blocks = 0;
+  unsigned* next_long = nullptr;
   // Envelope mode (domain definition's rescoring): entry b is the residues of
   // regions[b] (codes_at, L) instead of a whole target, and every row's
   // cells are kept, in hmm_dp_rows.h's layout, at region_rows + regions[b].rows_at.
@@ -36,6 +41,8 @@ struct BackwardWarpBatch {
 
 // Scratch one warp needs for a model of Q segments.
 std::size_t backward_warp_bytes(int Q);
+// Entries at least this long get a block of warps (BackwardWarpBatch).
+constexpr int kBackwardBlockResidues = 2000;
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block);
 
 }  // namespace helix::hmm
