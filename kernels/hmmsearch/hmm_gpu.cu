@@ -324,43 +324,47 @@ __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d,
     }
 }
 
-// With `specials` (domain definition's parser pass), each row's E, N, J, B,
-// C and scale factor are kept too, at specials + special_offsets[b]. With
-// `regions` (domain definition's sampling), entry b is the residues of
-// regions[b] instead of its whole target, and every row's cells are kept
-// as well, in hmm_dp_rows.h's layout, at region_rows + regions[b].rows_at.
-__global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
-                                    std::uint32_t count, ForwardStriped f, float* global_rows, bool shared_rows,
-                                    float* out, unsigned* next, float* specials,
-                                    const std::uint64_t* special_offsets, const RegionJob* regions,
-                                    float* region_rows) {
-  extern __shared__ float shared_scratch[];
-  const int lane = threadIdx.x % kWarp, z = lane / kForwardHelpers, helper = lane % kForwardHelpers;
-  const int Q = f.Q, span = (Q + kForwardHelpers - 1) / kForwardHelpers;
+// Everything of one entry b for the Forward kernel below, by a warp or a
+// block (Team): each stripe's cells shared by size / 4 threads, the chains
+// on lanes 0, 8, 16 and 24 of the first warp.
+struct ForwardEntries {
+  const std::uint8_t* codes;
+  const std::uint64_t* offsets;
+  const BatchTarget* batch;
+  ForwardStriped f;
+  float* out;
+  float* specials;
+  const std::uint64_t* special_offsets;
+  const RegionJob* regions;
+  float* region_rows;
+};
+
+__device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, const Team& team) {
+  const ForwardStriped& f = e.f;
+  const std::uint8_t* codes = e.codes;
+  const RegionJob* regions = e.regions;
+  const int lane = threadIdx.x % kWarp, helpers = team.size / kForwardLanes;
+  const int z = team.rank / helpers, helper = team.rank % helpers;
+  const int Q = f.Q, span = (Q + helpers - 1) / helpers;
   const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
-  const std::size_t stride = forward_warp_floats(Q);
-  float* rows = warp_scratch(shared_scratch, global_rows, shared_rows, stride);
   float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
   float* dcv_out = dd_by_stripe + kForwardLanes * Q;
-  for (int c = lane; c < kForwardLanes * Q; c += kWarp)
-    dd_by_stripe[c] = f.transitions[(c % Q) * kForwardLanes + c / Q].dd;
   float* buffers[2] = {rows, rows + 3 * kForwardLanes * Q};  // each: M, D, I of 4Q
-  const bool leader = helper == 0;
-  for (;;) {
-    const unsigned b = next_warp_slot(next);
-    if (b >= count) return;
-    const BatchTarget target = batch[b];
-    const std::uint64_t offset = regions ? regions[b].codes_at : offsets[target.target];
-    const int L = regions ? regions[b].L : static_cast<int>(offsets[target.target + 1] - offset);
-    float* every_row = regions ? region_rows + regions[b].rows_at : nullptr;
+  const bool leader = team.rank < kWarp && team.rank % kForwardHelpers == 0;
+  const int lz = team.rank / kForwardHelpers;  // a leader's stripe
+  {
+    const BatchTarget target = e.batch[b];
+    const std::uint64_t offset = regions ? regions[b].codes_at : e.offsets[target.target];
+    const int L = regions ? regions[b].L : static_cast<int>(e.offsets[target.target + 1] - offset);
+    float* every_row = regions ? e.region_rows + regions[b].rows_at : nullptr;
     if (every_row)
-      for (int c = lane; c < 3 * kForwardLanes * Q; c += kWarp) every_row[c] = 0.0f;
+      for (int c = team.rank; c < 3 * kForwardLanes * Q; c += team.size) every_row[c] = 0.0f;
     const float move = target.config.fwd_move, loop = target.config.fwd_loop;
-    for (int c = lane; c < 6 * kForwardLanes * Q; c += kWarp) rows[c] = 0.0f;
-    __syncwarp();
+    for (int c = team.rank; c < 6 * kForwardLanes * Q; c += team.size) rows[c] = 0.0f;
+    team.sync();
     float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
-    float* row_specials = specials ? specials + special_offsets[b] : nullptr;
-    if (row_specials && lane == 0) rows::store_specials(row_specials, 0.0f, xN, xJ, xB, xC, 1.0f);
+    float* row_specials = e.specials ? e.specials + e.special_offsets[b] : nullptr;
+    if (row_specials && team.rank == 0) rows::store_specials(row_specials, 0.0f, xN, xJ, xB, xC, 1.0f);
     int residues = 0;  // lane j holds residue i0 + j of the current block of 32 rows
     for (int i = 0; i < L; ++i) {
       if (i % kWarp == 0) residues = i + lane < L ? codes[offset + i + lane] : 0;
@@ -406,29 +410,29 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
           ci[c] = from_m + i_same[a] * t[a].ii;
         }
       }
-      __syncwarp();
+      team.sync();
       // In HMMER's order, one lane per stripe: E's running sum and the D->D chains.
       float xE = 0.0f;
       if (leader) {
         // The chains are serial; their operands are not: load them eight
         // cells ahead so each step waits for arithmetic, not for memory.
-        const float* stripe_dd = dd_by_stripe + z * Q;
-        float* stripe_d = cd + z * Q;
+        const float* stripe_dd = dd_by_stripe + lz * Q;
+        float* stripe_d = cd + lz * Q;
         // Pass 1 (M->D, then D->D along the stripe) alongside the running
         // sum of the row's M cells: two independent chains.
         float sum_m = 0.0f;
-        float dcv = z > 0 ? dcv_out[z - 1] : 0.0f;
+        float dcv = lz > 0 ? dcv_out[lz - 1] : 0.0f;
         stripe_d[0] = 0.0f;
         int q0 = 0;
-        for (; q0 + kAhead <= Q; q0 += kAhead) first_pass_group<false>(q0, Q, cm + z * Q, stripe_d, stripe_dd, sum_m, dcv);
-        if (q0 < Q) first_pass_group<true>(q0, Q, cm + z * Q, stripe_d, stripe_dd, sum_m, dcv);
+        for (; q0 + kAhead <= Q; q0 += kAhead) first_pass_group<false>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
+        if (q0 < Q) first_pass_group<true>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
         // Passes 2-4 carry D->D across stripes; each also sums the row's D
         // cells after the M's (HMMER's order), which is final once a pass
         // is the last.
         float xEv = sum_m;
         for (int pass = 1; pass < 4; ++pass) {
           const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
-          dcv = z > 0 ? shifted : 0.0f;
+          dcv = lz > 0 ? shifted : 0.0f;
           bool changed = false;
           xEv = sum_m;
           q0 = 0;
@@ -439,8 +443,8 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
         const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
         xE = pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers);
       }
-      __syncwarp();
-      xE = __shfl_sync(kFullMask, xE, 0);
+      team.sync();
+      xE = team.from_first(xE);
       xN = xN * loop;
       xC = (xC * loop) + (xE * f.e_move);
       xJ = (xJ * loop) + (xE * f.e_loop);
@@ -449,26 +453,67 @@ __global__ void forward_warp_kernel(const std::uint8_t* codes, const std::uint64
       if (xE > 1.0e4) {
         xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
         const float scale = static_cast<float>(1.0 / xE);
-        for (int c = lane; c < kForwardLanes * Q; c += kWarp)
+        for (int c = team.rank; c < kForwardLanes * Q; c += team.size)
           cm[c] = cm[c] * scale, cd[c] = cd[c] * scale, ci[c] = ci[c] * scale;
         totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
         row_scale = xE, xE = 1.0f;
       }
       if (every_row) {  // [z][q] per state here, [(q * 3 + state) * 4 + z] there
         float* row = every_row + static_cast<std::size_t>(i + 1) * 3 * kForwardLanes * Q;
-        for (int c = lane; c < kForwardLanes * Q; c += kWarp) {
+        for (int c = team.rank; c < kForwardLanes * Q; c += team.size) {
           const int cell = (c % Q) * 3 * kForwardLanes + c / Q;
           row[cell] = cm[c], row[cell + kForwardLanes] = cd[c], row[cell + 2 * kForwardLanes] = ci[c];
         }
       }
-      if (row_specials && lane == 0)
+      if (row_specials && team.rank == 0)
         rows::store_specials(row_specials + (i + 1) * kSpecialCells, xE, xN, xJ, xB, xC, row_scale);
-      __syncwarp();
+      team.sync();
     }
-    if (lane == 0) out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
-    __syncwarp();
+    if (team.rank == 0) e.out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
+    team.sync();
   }
 }
+
+// With `specials` (domain definition's parser pass), each row's E, N, J, B,
+// C and scale factor are kept too, at specials + special_offsets[b]. With
+// `regions` (domain definition's sampling and rescoring), entry b is the
+// residues of regions[b] instead of its whole target, and every row's cells
+// are kept as well, in hmm_dp_rows.h's layout, at region_rows +
+// regions[b].rows_at. The first `long_blocks` blocks take the longest
+// entries [0, long_count) (batches run longest first) one per block, then
+// their warps join the others, one entry per warp.
+__global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float* global_rows, bool shared_rows,
+                                    unsigned* next, unsigned long_count, unsigned long_blocks) {
+  extern __shared__ float shared_scratch[];
+  __shared__ float slot;
+  const int Q = e.f.Q;
+  const std::size_t stride = forward_warp_floats(Q);
+  auto load_dd = [&](float* rows, int rank, int size) {
+    float* dd_by_stripe = rows + 6 * kForwardLanes * Q;
+    for (int c = rank; c < kForwardLanes * Q; c += size)
+      dd_by_stripe[c] = e.f.transitions[(c % Q) * kForwardLanes + c / Q].dd;
+  };
+  if (blockIdx.x < long_blocks) {
+    const std::size_t first_warp = static_cast<std::size_t>(blockIdx.x) * (blockDim.x / kWarp);
+    float* rows = shared_rows ? shared_scratch : global_rows + first_warp * stride;
+    const Team team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), &slot};
+    load_dd(rows, team.rank, team.size);
+    __syncthreads();
+    for (unsigned b; (b = next_block_slot(next + 1, long_count)) < long_count;) forward_entry(e, b, rows, team);
+    __syncthreads();
+  }
+  float* rows = warp_scratch(shared_scratch, global_rows, shared_rows, stride);
+  const int lane = threadIdx.x % kWarp;
+  load_dd(rows, lane, kWarp);
+  __syncwarp();
+  for (;;) {
+    const unsigned b = long_count + next_warp_slot(next);
+    if (b >= count) return;
+    forward_entry(e, b, rows, Team{lane, kWarp, nullptr});
+  }
+}
+
+
 
 // A profile's per-cell arrays in a striped layout: element (q, lane) is cell
 // k = q+1+lane*Q, `padding` beyond M.
@@ -690,12 +735,15 @@ class GpuEngine : public HmmEngine {
     reserve(kept_forward_, floats, "Forward special rows");
     DeviceBuffer<std::uint64_t> device_offsets;
     device_offsets.upload(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
+    const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return targets_->length(which[t]); });
     return batch_scores<float>(
         which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
+          const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
+                                       kept_forward_.data, device_offsets.data, nullptr, nullptr};
           forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-              codes_.data, offsets_.data, batch, count, f.view, static_cast<float*>(scratch), f.shared_rows, out, next,
-              kept_forward_.data, device_offsets.data, nullptr, nullptr);
+              entries, count, static_cast<float*>(scratch), f.shared_rows, next, longest,
+              std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
         });
   }
 
@@ -880,10 +928,13 @@ class GpuEngine : public HmmEngine {
     reserve(results_, count * sizeof(float), "region Forward scores");
     const ForwardLaunch f = forward_launch();
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const ForwardEntries forward{codes_.data, offsets_.data, device_entries.data, f.view,
+                                 reinterpret_cast<float*>(results_.data), env_specials_.data,
+                                 device_special_offsets.data, device_jobs, env_rows_.data};
+    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        codes_.data, offsets_.data, device_entries.data, count, f.view, reinterpret_cast<float*>(rows_.data),
-        f.shared_rows, reinterpret_cast<float*>(results_.data), work_counter(), env_specials_.data,
-        device_special_offsets.data, device_jobs, env_rows_.data);
+        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
+        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "region Forward kernel launch");
   }
 
@@ -944,10 +995,13 @@ class GpuEngine : public HmmEngine {
     ForwardLaunch f = forward_launch();
     f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
     int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const ForwardEntries forward{codes_.data,         offsets_.data,          device_entries.data,
+                                 f.view,              forward_scores,         env_specials_.data,
+                                 device_forward_x.data, device_forward_spans.data, env_rows_.data};
+    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        codes_.data, offsets_.data, device_entries.data, count, f.view, reinterpret_cast<float*>(rows_.data),
-        f.shared_rows, forward_scores, work_counter(), env_specials_.data, device_forward_x.data,
-        device_forward_spans.data, env_rows_.data);
+        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
+        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "envelope Forward kernel launch");
 
     const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
@@ -1055,7 +1109,8 @@ class GpuEngine : public HmmEngine {
     } else {
       reserve(forward_specials_, floats, "forward special rows");
       reserve(results_, count * sizeof(float), "forward scores");
-      forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data);
+      forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data,
+                            long_entries(count, [&](std::size_t b) { return targets_->length(targets[b]); }));
       forward_specials = forward_specials_.data;
     }
     backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
@@ -1083,12 +1138,14 @@ class GpuEngine : public HmmEngine {
 
   // The Forward filter's warp kernel, also keeping every row's specials.
   void forward_with_specials(const BatchTarget* entries, std::uint32_t count, float* scores,
-                             const std::uint64_t* special_offsets) {
+                             const std::uint64_t* special_offsets, unsigned longest) {
     const ForwardLaunch f = forward_launch();
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const ForwardEntries forward{codes_.data, offsets_.data, entries, f.view, scores,
+                                 forward_specials_.data, special_offsets, nullptr, nullptr};
     forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        codes_.data, offsets_.data, entries, count, f.view, reinterpret_cast<float*>(rows_.data), f.shared_rows,
-        scores, work_counter(), forward_specials_.data, special_offsets, nullptr, nullptr);
+        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
+        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 
@@ -1181,10 +1238,18 @@ class GpuEngine : public HmmEngine {
   }
   // How many of a batch's entries (lengths longest first) get a block of
   // warps in the Backward kernel, and from how many blocks.
+  // How many entries are long enough for a block of warps (the Forward and
+  // Backward kernels); batches run longest first, so they come first.
+  template <typename Length>
+  static unsigned long_entries(std::size_t count, Length length) {
+    unsigned longest = 0;
+    for (std::size_t b = 0; b < count; ++b)
+      if (length(b) >= kLongEntryResidues) ++longest;
+    return longest;
+  }
   template <typename Length>
   static void split_longest(BackwardWarpBatch& batch, int blocks, Length length) {
-    unsigned longest = 0;
-    while (longest < batch.count && length(longest) >= kBackwardBlockResidues) ++longest;
+    const unsigned longest = long_entries(batch.count, length);
     batch.long_count = longest;
     batch.long_blocks = std::min<unsigned>(longest, static_cast<unsigned>(blocks));
     batch.next_long = batch.next + 1;

@@ -5,7 +5,8 @@
 // Forward warp kernel (hmm_gpu.cu); the host turns both into domain
 // posteriors (O(L)) and defines domains from them.
 //
-// One warp per target, as Forward: HMMER's BackwardParser works on four SSE
+// One warp per target, as Forward (the longest entries, 2,000 residues or
+// more, a block of warps: a Team, hmm_warp.cuh): HMMER's BackwardParser works on four SSE
 // elements z, each a stripe of Q cells. What it computes cell by cell from
 // the next row (I, D's first term, M's terms through I and M, each cell's
 // B->M product) does not depend on order, so eight lanes share each stripe;
@@ -25,29 +26,6 @@ namespace {
 constexpr int kLanes = 4;                        // HMMER's SSE elements
 constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
 constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
-
-// The threads working on one target: a warp, or for the longest targets a
-// whole block (their rows are long, and one warp's share of each row's
-// cell work would set the time). Leaders (one lane per stripe) are lanes
-// 0, 8, 16 and 24 of the first warp either way.
-struct Team {
-  int rank, size;
-  float* slot;  // the block's shared word for broadcasts (block teams)
-  __device__ bool whole_block() const { return size > kWarp; }
-  __device__ void sync() const {
-    if (whole_block()) __syncthreads();
-    else __syncwarp();
-  }
-  // Thread 0's value, for every thread of the team.
-  __device__ float from_first(float v) const {
-    if (!whole_block()) return __shfl_sync(kFullMask, v, 0);
-    if (rank == 0) *slot = v;
-    __syncthreads();
-    const float shared = *slot;
-    __syncthreads();
-    return shared;
-  }
-};
 
 // Per warp: two rows of M, D, I ([z][q], 4Q each), each cell's B->M term,
 // and the stripes' D->D odds.
@@ -346,7 +324,6 @@ __device__ void load_dd(const BackwardWarpBatch& a, const WarpRows& r, int rank,
 __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   extern __shared__ float shared_scratch[];
   __shared__ float slot;
-  __shared__ unsigned block_entry;
   const std::size_t stride = backward_warp_floats(a.Q);
   const int lane = threadIdx.x % kWarp;
   if (blockIdx.x < a.long_blocks) {
@@ -355,14 +332,7 @@ __global__ void backward_warp_kernel(BackwardWarpBatch a) {
     const Team team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), &slot};
     load_dd(a, r, team.rank, team.size);
     __syncthreads();
-    for (;;) {
-      if (threadIdx.x == 0) block_entry = atomicAdd(a.next_long, 1u);
-      __syncthreads();
-      const unsigned b = block_entry;
-      __syncthreads();
-      if (b >= a.long_count) break;
-      backward_target(a, r, b, team);
-    }
+    for (unsigned b; (b = next_block_slot(a.next_long, a.long_count)) < a.long_count;) backward_target(a, r, b, team);
     __syncthreads();
   }
   const WarpRows r = warp_rows(warp_scratch(shared_scratch, a.rows, a.shared_rows, stride), a.Q);

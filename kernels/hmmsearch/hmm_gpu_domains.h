@@ -41,8 +41,9 @@ struct BackwardWarpBatch {
 
 // Scratch one warp needs for a model of Q segments.
 std::size_t backward_warp_bytes(int Q);
-// Entries at least this long get a block of warps (BackwardWarpBatch).
-constexpr int kBackwardBlockResidues = 2000;
+// Entries at least this long get a block of warps in the Forward and
+// Backward kernels: their rows are many, one after another.
+constexpr int kLongEntryResidues = 2000;
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block);
 
 }  // namespace helix::hmm

@@ -39,4 +39,38 @@ __device__ __forceinline__ T* warp_scratch(T* shared, T* global, bool in_shared,
   return global + ((blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp) * per_warp;
 }
 
+// The threads working on one target: a warp, or for the longest targets a
+// whole block (their rows are long, and one warp's share of each row's
+// cell work would set the time). The serial chains stay on lanes of the
+// first warp either way.
+struct Team {
+  int rank, size;
+  float* slot;  // the block's shared word for broadcasts (block teams)
+  __device__ bool whole_block() const { return size > kWarp; }
+  __device__ void sync() const {
+    if (whole_block()) __syncthreads();
+    else __syncwarp();
+  }
+  // Thread 0's value, for every thread of the team.
+  __device__ float from_first(float v) const {
+    if (!whole_block()) return __shfl_sync(kFullMask, v, 0);
+    if (rank == 0) *slot = v;
+    __syncthreads();
+    const float shared = *slot;
+    __syncthreads();
+    return shared;
+  }
+};
+
+// The next entry of the longest ones [0, long_count) for a whole block, or
+// long_count when they are all taken.
+__device__ __forceinline__ unsigned next_block_slot(unsigned* next, unsigned long_count) {
+  __shared__ unsigned slot;
+  if (threadIdx.x == 0) slot = atomicAdd(next, 1u);
+  __syncthreads();
+  const unsigned taken = slot < long_count ? slot : long_count;
+  __syncthreads();
+  return taken;
+}
+
 }  // namespace helix::hmm
