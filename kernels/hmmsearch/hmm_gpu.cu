@@ -276,7 +276,7 @@ struct ForwardStriped {
 };
 constexpr int kForwardLanes = 4;                          // HMMER's SSE elements
 constexpr int kForwardHelpers = kWarp / kForwardLanes;    // lanes per stripe
-constexpr int kForwardWarpsPerBlock = 2;
+constexpr int kForwardWarpsPerBlock = 4;
 constexpr unsigned kStripeLeaders = 0x01010101u;          // lanes 0, 8, 16, 24
 
 constexpr int kAhead = 8;                                 // operands loaded ahead in the serial chains
