@@ -259,10 +259,12 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
   }
 }
 
-// Forward, one warp per target. HMMER's ForwardParser works on four SSE
-// elements (z), each a stripe of Q cells; what it computes cell by cell (M
-// and I from the previous row, D's first term from the cell before) does
-// not depend on order, so eight lanes share each stripe for that part; what
+// Forward, one warp per target (a block of warps for the longest, see
+// forward_warp_kernel). HMMER's ForwardParser works on four SSE elements
+// (z), each a stripe of Q cells; what it computes cell by cell (M and I
+// from the previous row, D's first term from the cell before) does not
+// depend on order, so eight lanes (a block: blockDim / 4) share each
+// stripe for that part; what
 // does (the row's running sum for E, and the D->D chains along the stripe,
 // pass after pass) runs on one lane per stripe in HMMER's order. The same
 // float operations in the same order as ForwardParser and forward_score():
