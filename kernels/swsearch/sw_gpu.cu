@@ -2,22 +2,28 @@
 // alignment scores of one query against every loaded target.
 //
 // Inter-sequence parallelism: targets sorted by length so that neighbours end
-// together; a thread scores two neighbouring targets at once in the 16-bit
-// halves of its registers (pair_kernel). It walks the DP matrices in
-// horizontal strips of kStripRows query rows held in registers, sweeping the
-// whole target per strip; between strips it keeps the last row's H and F in
-// scratch memory. Per cell the recurrences of the reference with Hopper's DPX
-// instructions (__viaddmax_s16x2: max(a + b, c); __vimax3_s16x2_relu:
-// max(0, a, b, c)), which other GPUs emulate. A target whose best score could
-// have saturated 16 bits is rescored with 32-bit cells (score_kernel). Only
-// the best score is kept: the maximum is the same whatever order cells are
-// visited in, so the score is exactly the reference's.
+// together; a group of lanes scores two neighbouring targets at once in the
+// 16-bit halves of its registers (pair_group_kernel). Each lane holds a
+// horizontal strip of kStripRows query rows in registers and sweeps the whole
+// target; the lanes of a group hold consecutive strips and pass the strip
+// boundary row (H and F) and the column's residue codes down by shuffle, a
+// wavefront one column apart; a query taller than the group's strips takes
+// several passes, between which the boundary row waits in scratch memory.
+// Pairs holding a target of kLongTarget residues or more get a block of warps
+// each instead, whose passes run at once (long_pair_kernel), started first on
+// streams of their own. Per cell the recurrences of the reference with
+// Hopper's DPX instructions (__viaddmax_s16x2: max(a + b, c);
+// __vimax3_s16x2_relu: max(0, a, b, c)), which other GPUs emulate. A target
+// whose best score could have saturated 16 bits is rescored with 32-bit cells
+// (rescore_kernel). Only the best score is kept: the maximum is the same
+// whatever order cells are visited in, so the score is exactly the
+// reference's.
 //
-// Memory layout, per warp of 32 targets (warp w, lane l): target residues
-// packed four to a word and interleaved by lane (word k of lane l at
-// base_w + 32 k + l), and the scratch row the same way, so a warp's loads
-// are coalesced. The query profile (score of each residue code against each
-// query row, strip by strip) is read through the read-only cache.
+// Memory layout, per warp slice of 32 targets (slice w, slot l): target
+// residues packed four to a word and interleaved by slot (word k of slot l at
+// base_w + 32 k + l), and the scratch row the same way. The query profile
+// (score of each residue code against each query row, strip by strip) is read
+// through the read-only cache.
 //
 // Reported hits' ends (ends(): a few pairs per query, once per WU) run the
 // reference's recurrences as they are, one thread per pair (end_kernel), so
@@ -34,10 +40,12 @@
 namespace helix::sw {
 namespace {
 
-// Query rows per strip, in registers. Measured on the H100 (600 k random
-// targets, queries 512..4096, 16-bit kernel): 8 rows 1.2, 16 rows 2.0, 32 rows
-// 2.5, 48 rows 2.7 (but more padding for short queries), 64 rows 2.0 TCUPS.
-constexpr int kStripRows = 32;
+// Query rows per strip, a lane's, in registers. Measured on the H100 with
+// lane groups (first 153,148 metastudent proteins without the 20 longest,
+// queries 100..5,005): 16 rows 3.9 / 9.9 / 18.9 / 36.7 / 89.6 ms, 24 rows
+// 4.2 / 13.4 / 25.4 / 37.9 / 91.8 (more padding), 32 rows 4.2 / 10.8 / 20.0 /
+// 39.4 / 97.9 (128 registers: 4 warps per scheduler, waiting on loads).
+constexpr int kStripRows = 16;
 constexpr int kThreadsPerBlock = 128;
 constexpr int kNegativeInfinity = -(1 << 29);  // below any score, and no overflow when penalties are subtracted
 // A padded query row scores this against everything: such rows can never
@@ -53,19 +61,14 @@ struct KernelArguments {
   const std::uint32_t* packed_residues;  // per warp: word k of lane l at word_base + 32 k + l
   const WarpSlice* warps;
   const std::uint32_t* lengths;          // sorted order
-  std::uint32_t target_count;
+  std::uint32_t target_count;           // of `only`
   const char4* profile;                  // [strip][code][kStripRows / 4] as char4
   int strips;
   int gap_open, gap_extend;
   int2* scratch;                         // per warp, entry j of lane l at scratch_base + 32 j + l: (H, F) of the strip's last row
   std::int32_t* scores;                  // sorted order
-  const std::uint32_t* only;             // if not null: score only these targets (sorted order), one per thread
+  const std::uint32_t* only;             // the targets (sorted order) to rescore, a warp each
 };
-
-__device__ __forceinline__ int residue_at(const KernelArguments& a, const WarpSlice& warp, int lane, std::uint32_t j) {
-  const std::uint32_t word = __ldg(a.packed_residues + warp.word_base + 32ull * (j / 4) + lane);
-  return (word >> (8 * (j % 4))) & 0xFF;
-}
 
 // One target column j of a strip in 32-bit cells: h[r], e[r] hold H and E of
 // row r at column j - 1 on entry and at j on return; `diagonal` is H of the
@@ -90,163 +93,320 @@ __device__ __forceinline__ void column_of_strip(const char4* scores_of_code, int
   }
 }
 
-__global__ void __launch_bounds__(kThreadsPerBlock) score_kernel(KernelArguments a) {
-  const std::uint32_t thread = blockIdx.x * kThreadsPerBlock + threadIdx.x;
-  if (thread >= a.target_count) return;
-  const std::uint32_t target = a.only ? a.only[thread] : thread;
-  const int lane = target % 32;
-  const WarpSlice warp = a.warps[target / 32];
-  const std::uint32_t length = a.lengths[target];
-  int best = 0;
-  for (int strip = 0; strip < a.strips; ++strip) {
-    int h[kStripRows], e[kStripRows];
-#pragma unroll
-    for (int r = 0; r < kStripRows; ++r) h[r] = 0, e[r] = kNegativeInfinity;
-    int boundary_h_previous = 0;  // H of the row above the strip, column j - 1 (0 at j = 0)
-    const char4* strip_profile = a.profile + static_cast<std::size_t>(strip) * kAlphabetSize * (kStripRows / 4);
-    for (std::uint32_t j = 0; j < length; ++j) {
-      const int code = residue_at(a, warp, lane, j);
-      int2* boundary = a.scratch + warp.scratch_base + 32ull * j + lane;
-      int h_above = 0, f = kNegativeInfinity;  // H and F of the row above the strip, column j
-      if (strip > 0) {
-        const int2 saved = *boundary;
-        h_above = saved.x, f = saved.y;
-      }
-      int diagonal = boundary_h_previous;
-      boundary_h_previous = h_above;
-      column_of_strip(strip_profile + code * (kStripRows / 4), a.gap_open, a.gap_extend, h, e, diagonal, h_above, f,
-                      best);
-      *boundary = make_int2(h_above, f);
-    }
-  }
-  a.scores[target] = best;
-}
-
-// ------------------------------------------------------------ 16-bit pairs
+// ------------------------------------------------------------ 16-bit pairs in lane groups
 //
-// The fast kernel: each thread scores two neighbouring targets (sorted order
-// 2p and 2p + 1) at once, in the two 16-bit halves of every register, with
-// the packed DPX forms. Exactness: H >= 0 and E, F >= -(open + 1000) never
-// wrap downwards; upwards, every sum is at most (largest H so far) + max
-// matrix score, so while the best stays below kSaturation = 32767 - max score
-// nothing can have wrapped. A half whose best reaches kSaturation is flagged
-// and rescored by the 32-bit kernel. Beyond a target's end its column reads a
-// padding code scoring -127 against everything: such columns can never hold a
-// value above a real column's maximum.
+// The fast kernel: a group of G lanes (G a power of two, 1 .. 32, chosen per
+// query) scores two neighbouring targets (sorted order 2p and 2p + 1) at once,
+// in the two 16-bit halves of every register, with the packed DPX forms.
+// Lane k of a group owns query strip G q + k of pass q and processes target
+// column j at step j + k, taking the row above its strip (H, F at column j)
+// from lane k - 1 by shuffle; lane 0 takes it from the scratch row that lane
+// G - 1 of the previous pass left (H = 0 and F = minus infinity in the first
+// pass). Why groups: with one thread per pair, each thread walked every strip
+// of the query, so the longest pairs set a floor under the time of a query
+// that grew with its length and did not shrink with the database; a group
+// divides that path by G, and the scratch row is read and written once per
+// pass instead of once per strip.
+//
+// Cells hold H - open rather than H (both gap recurrences need it, so it is
+// computed once per cell), and the profile holds score + open, so that the
+// diagonal sum (H - open) + (score + open) is the reference's H + score.
+//
+// Exactness: H >= 0 and E, F >= -(open + 1000) never wrap downwards; upwards,
+// every sum is at most (largest H so far) + max matrix score, so while the
+// best stays below kSaturation = 32767 - max score nothing can have wrapped.
+// A half whose best reaches kSaturation is flagged and rescored in 32 bits
+// (rescore_kernel). Beyond a target's end its column reads a padding code, and
+// beyond the query's end (whole passes) its rows read a padding score, of -127
+// against everything: such cells can never hold a value above a real cell's
+// maximum.
 constexpr int kPaddingCode = kAlphabetSize;  // profile rows 0..24 residues, 25 padding
+constexpr int kProfileCodes = kAlphabetSize + 1;
+constexpr std::uint32_t kMinusInfinityPair = 0xFC18FC18u;  // -1000 in both halves
 
 struct PairArguments {
   const std::uint32_t* packed_residues;
   const WarpSlice* warps;
   const std::uint32_t* lengths;  // sorted order
   std::uint32_t target_count;
-  const std::uint32_t* profile;  // [strip][code 0..25][kStripRows / 2] words, two int16 rows each
-  int strips;
-  std::uint32_t minus_open_pair, gap_extend_pair;  // -open and extend in both halves
+  std::uint32_t pair_begin, pair_end;  // this launch's pairs p: sorted targets 2p and 2p + 1
+  const uint4* profile;  // [strip][code 0..25][rows / 8] uint4 of int16 (score + open); whole passes
+  int passes;
+  std::uint32_t minus_open_pair, minus_extend_pair;  // -open and -extend in both halves
   int saturation;
-  int2* scratch;
+  int2* scratch;                      // pair_group_kernel: per warp slice, the first target's slots
+  int2* ring;                         // long_pair_kernel: pair p's rows at ring + ring_offsets[p - first_long_pair]
+  const std::uint64_t* ring_offsets;
+  std::uint32_t first_long_pair;
+  int long_warps;                     // long_pair_kernel: warps at work in a block (its others only wait)
   std::int32_t* scores;     // sorted order
   std::uint32_t* flagged;   // targets (sorted order) to rescore in 32 bits
   std::uint32_t* flagged_count;
 };
 
-// Residue j of a target whose packed words start at `words` (stride 32), or
-// the padding code past its end.
-__device__ __forceinline__ int pair_residue(const std::uint32_t* words, std::uint32_t length, std::uint32_t j) {
-  if (j >= length) return kPaddingCode;
-  return (__ldg(words + 32ull * (j / 4)) >> (8 * (j % 4))) & 0xFF;
-}
+// The two targets of pair p; an inactive pair has none (length 0).
+struct TargetPair {
+  std::uint32_t first = 0, second = 1, length_first = 0, length_second = 0, length = 0;
+  const std::uint32_t* words_first = nullptr;  // the second's are words_first + 1 (its slot in the same slice)
+  __device__ TargetPair(const PairArguments& a, std::uint32_t p, bool active) {
+    if (!active) return;
+    first = 2 * p, second = first + 1;
+    length_first = a.lengths[first];
+    length_second = second < a.target_count ? a.lengths[second] : 0;
+    length = max(length_first, length_second);
+    words_first = a.packed_residues + a.warps[first / 32].word_base + first % 32;  // first is even
+  }
+};
 
-__global__ void __launch_bounds__(kThreadsPerBlock) pair_kernel(PairArguments a) {
-  // Longest pairs first: blocks start in index order, so the slowest ones
-  // must not be left for the end (the tail would idle the GPU).
-  const std::uint32_t pairs = (a.target_count + 1) / 2;
-  const std::uint32_t thread = blockIdx.x * kThreadsPerBlock + threadIdx.x;
-  if (thread >= pairs) return;
-  const std::uint32_t first = 2 * (pairs - 1 - thread), second = first + 1;
-  const std::uint32_t length_first = a.lengths[first];
-  const std::uint32_t length_second = second < a.target_count ? a.lengths[second] : 0;
-  const std::uint32_t length = max(length_first, length_second);
-  const WarpSlice warp = a.warps[first / 32];  // first is even: second shares its warp slice
-  const std::uint32_t* words_first = a.packed_residues + warp.word_base + first % 32;
-  const std::uint32_t* words_second = words_first + 1;
-  int2* scratch = a.scratch + warp.scratch_base + first % 32;  // the first target's slots hold the pair's row
-  const std::uint32_t minus_infinity = 0xFC18FC18u;  // -1000 in both halves
-  std::uint32_t best = 0;
-  for (int strip = 0; strip < a.strips; ++strip) {
-    std::uint32_t h[kStripRows], e[kStripRows];
+// Lane 0 of a group reads the pair's residues, each word (four columns) four
+// columns before it needs it; the other lanes take each column's codes from
+// the lane above, by shuffle beside the boundary row, instead of loading
+// them. Codes: the first target's in the low byte, the second's in the next
+// one; past a target's end, the padding code.
+class LeadResidues {
+ public:
+  __device__ explicit LeadResidues(const TargetPair& pair) : pair_(pair) {
+    now_first_ = word(pair.words_first, pair.length_first, 0);
+    now_second_ = word(pair.words_first + 1, pair.length_second, 0);
+    next_first_ = word(pair.words_first, pair.length_first, 1);
+    next_second_ = word(pair.words_first + 1, pair.length_second, 1);
+  }
+  // Columns in order: 0, 1, 2, ...
+  __device__ __forceinline__ std::uint32_t codes(std::uint32_t j) {
+    if (j % 4 == 0 && j > 0) {
+      now_first_ = next_first_, now_second_ = next_second_;
+      next_first_ = word(pair_.words_first, pair_.length_first, j / 4 + 1);
+      next_second_ = word(pair_.words_first + 1, pair_.length_second, j / 4 + 1);
+    }
+    const int shift = 8 * (j % 4);
+    const std::uint32_t first = j < pair_.length_first ? (now_first_ >> shift) & 0xFF : kPaddingCode;
+    const std::uint32_t second = j < pair_.length_second ? (now_second_ >> shift) & 0xFF : kPaddingCode;
+    return first | second << 8;
+  }
+
+ private:
+  static __device__ __forceinline__ std::uint32_t word(const std::uint32_t* words, std::uint32_t length,
+                                                       std::uint32_t w) {
+    return 4 * w < length ? __ldg(words + 32ull * w) : 0;  // no word past the target's own
+  }
+  const TargetPair& pair_;
+  std::uint32_t now_first_, now_second_, next_first_, next_second_;
+};
+
+// A lane's strip of R query rows for both targets of a pair: H - open and E
+// of each row at the last column done.
+template <int R>
+struct PairStrip {
+  std::uint32_t ho[R], e[R];
+
+  __device__ explicit PairStrip(std::uint32_t minus_open_pair) {
 #pragma unroll
-    for (int r = 0; r < kStripRows; ++r) h[r] = 0, e[r] = minus_infinity;
-    std::uint32_t boundary_h_previous = 0;
-    const uint4* strip_profile =
-        reinterpret_cast<const uint4*>(a.profile) + static_cast<std::size_t>(strip) * (kAlphabetSize + 1) * (kStripRows / 8);
-    for (std::uint32_t j = 0; j < length; ++j) {
-      const int code_first = pair_residue(words_first, length_first, j);
-      const int code_second = pair_residue(words_second, length_second, j);
-      int2* boundary = scratch + 32ull * j;
-      std::uint32_t h_above = 0, f = minus_infinity;
-      if (strip > 0) {
-        const int2 saved = *boundary;
-        h_above = static_cast<std::uint32_t>(saved.x), f = static_cast<std::uint32_t>(saved.y);
-      }
-      std::uint32_t diagonal = boundary_h_previous;
-      boundary_h_previous = h_above;
-      std::uint32_t rows_first[kStripRows / 2], rows_second[kStripRows / 2];
+    for (int r = 0; r < R; ++r) ho[r] = minus_open_pair, e[r] = kMinusInfinityPair;
+  }
+
+  // The strip's profile rows for both targets' residues at one column.
+  struct Rows {
+    uint4 first[R / 8], second[R / 8];
+  };
+  static __device__ __forceinline__ Rows load_rows(const uint4* strip_profile, int code_first, int code_second) {
+    Rows rows;
 #pragma unroll
-      for (int k = 0; k < kStripRows / 8; ++k) {
-        const uint4 x = __ldg(strip_profile + code_first * (kStripRows / 8) + k);
-        const uint4 y = __ldg(strip_profile + code_second * (kStripRows / 8) + k);
-        rows_first[4 * k] = x.x, rows_first[4 * k + 1] = x.y, rows_first[4 * k + 2] = x.z, rows_first[4 * k + 3] = x.w;
-        rows_second[4 * k] = y.x, rows_second[4 * k + 1] = y.y, rows_second[4 * k + 2] = y.z, rows_second[4 * k + 3] = y.w;
-      }
+    for (int k = 0; k < R / 8; ++k) {
+      rows.first[k] = __ldg(strip_profile + code_first * (R / 8) + k);
+      rows.second[k] = __ldg(strip_profile + code_second * (R / 8) + k);
+    }
+    return rows;
+  }
+
+  // Target column j: `diagonal` is H - open of the row above the strip at
+  // j - 1; ho_above and f are the row above's H - open and F at j on entry,
+  // the strip's last row's on return.
+  __device__ __forceinline__ void column(const Rows& rows, const PairArguments& a, std::uint32_t diagonal,
+                                         std::uint32_t& ho_above, std::uint32_t& f, std::uint32_t& best) {
+    const std::uint32_t* first = reinterpret_cast<const std::uint32_t*>(rows.first);
+    const std::uint32_t* second = reinterpret_cast<const std::uint32_t*>(rows.second);
+    std::uint32_t h_even = 0;
 #pragma unroll
-      for (int r = 0; r < kStripRows; ++r) {
-        // Row r's score for the first target in the low half, the second's in the high half.
-        const std::uint32_t score = __byte_perm(rows_first[r / 2], rows_second[r / 2], r % 2 ? 0x7632 : 0x5410);
-        e[r] = __viaddmax_s16x2(h[r], a.minus_open_pair, __vsub2(e[r], a.gap_extend_pair));
-        f = __viaddmax_s16x2(h_above, a.minus_open_pair, __vsub2(f, a.gap_extend_pair));
-        const std::uint32_t h_new = __vimax3_s16x2_relu(__vadd2(diagonal, score), e[r], f);
-        diagonal = h[r];
-        h[r] = h_new;
-        h_above = h_new;
-        best = __vmaxs2(best, h_new);
-      }
-      *boundary = make_int2(static_cast<int>(h_above), static_cast<int>(f));
+    for (int r = 0; r < R; ++r) {
+      // Row r's score + open for the first target in the low half, the second's in the high half.
+      const std::uint32_t score = __byte_perm(first[r / 2], second[r / 2], r % 2 ? 0x7632 : 0x5410);
+      e[r] = __viaddmax_s16x2(e[r], a.minus_extend_pair, ho[r]);    // max(E - extend, H(j - 1) - open)
+      f = __viaddmax_s16x2(f, a.minus_extend_pair, ho_above);       // max(F - extend, H(r - 1) - open)
+      const std::uint32_t h = __vimax3_s16x2_relu(__vadd2(diagonal, score), e[r], f);
+      diagonal = ho[r];
+      ho[r] = __vadd2(h, a.minus_open_pair);
+      ho_above = ho[r];
+      if (r % 2 == 0) h_even = h;
+      else best = __vimax3_s16x2_relu(best, h_even, h);
     }
   }
+};
+
+// A pair's two best scores, and the targets whose best may have saturated.
+__device__ void record_pair_best(const PairArguments& a, const TargetPair& pair, std::uint32_t best) {
   const int best_first = static_cast<std::int16_t>(best & 0xFFFF), best_second = static_cast<std::int16_t>(best >> 16);
-  a.scores[first] = best_first;
-  if (best_first >= a.saturation) a.flagged[atomicAdd(a.flagged_count, 1u)] = first;
-  if (second < a.target_count) {
-    a.scores[second] = best_second;
-    if (best_second >= a.saturation) a.flagged[atomicAdd(a.flagged_count, 1u)] = second;
+  a.scores[pair.first] = best_first;
+  if (best_first >= a.saturation) a.flagged[atomicAdd(a.flagged_count, 1u)] = pair.first;
+  if (pair.second < a.target_count) {
+    a.scores[pair.second] = best_second;
+    if (best_second >= a.saturation) a.flagged[atomicAdd(a.flagged_count, 1u)] = pair.second;
   }
 }
 
+template <int G>
+__global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArguments a) {
+  using Strip = PairStrip<kStripRows>;
+  const std::uint32_t group = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / G;
+  const int lane = threadIdx.x % G;
+  // Longest pairs first: blocks start in index order, so the slowest ones
+  // must not be left for the end (the tail would idle the GPU). A group past
+  // the last pair still takes part in its warp's shuffles, with length 0.
+  const bool active = group < a.pair_end - a.pair_begin;
+  const TargetPair pair(a, a.pair_end - 1 - group, active);
+  std::uint32_t warp_length = pair.length;  // every lane of the warp runs the same steps (its shuffles need them all)
+  for (int step = 16; step >= 1; step /= 2) warp_length = max(warp_length, __shfl_xor_sync(0xffffffffu, warp_length, step));
+  int2* scratch = a.scratch + a.warps[pair.first / 32].scratch_base + pair.first % 32;
+  std::uint32_t best = 0;
+  for (int pass = 0; pass < a.passes; ++pass) {
+    const uint4* strip_profile =
+        a.profile + static_cast<std::size_t>(pass * G + lane) * kProfileCodes * (kStripRows / 8);
+    Strip strip(a.minus_open_pair);
+    std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
+    const bool last_pass = pass + 1 == a.passes;
+    LeadResidues lead(pair);
+    std::uint32_t out_codes = 0;
+    for (std::uint32_t step = 0; step < warp_length + G - 1; ++step) {
+      const std::uint32_t from_ho = __shfl_up_sync(0xffffffffu, out_ho, 1, G);
+      const std::uint32_t from_f = __shfl_up_sync(0xffffffffu, out_f, 1, G);
+      const std::uint32_t from_codes = __shfl_up_sync(0xffffffffu, out_codes, 1, G);
+      const std::int64_t j = static_cast<std::int64_t>(step) - lane;
+      if (j < 0 || j >= pair.length) continue;
+      std::uint32_t ho_above = from_ho, f = from_f, codes = from_codes;
+      if (lane == 0) {
+        ho_above = a.minus_open_pair, f = kMinusInfinityPair, codes = lead.codes(static_cast<std::uint32_t>(j));
+        if (pass > 0) {
+          const int2 saved = scratch[32ull * j];
+          ho_above = static_cast<std::uint32_t>(saved.x), f = static_cast<std::uint32_t>(saved.y);
+        }
+      }
+      const std::uint32_t diagonal = j == 0 ? a.minus_open_pair : above_previous;
+      above_previous = ho_above;
+      strip.column(Strip::load_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
+      out_ho = ho_above, out_f = f, out_codes = codes;
+      if (lane == G - 1 && !last_pass) scratch[32ull * j] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
+    }
+    __syncwarp();  // lane G - 1's row is visible to lane 0 in the next pass
+  }
+#pragma unroll
+  for (int step = G / 2; step >= 1; step /= 2) best = __vmaxs2(best, __shfl_xor_sync(0xffffffffu, best, step, G));
+  if (active && lane == 0) record_pair_best(a, pair, best);
+}
 // ------------------------------------------------------------ long targets
 //
-// Long targets (see kLongTargetLongQuery) would keep one thread busy long after the
-// rest have finished, so each gets a whole warp (intra-sequence): lane k owns
-// query strip 32 p + k of pass p and processes target column j at step
-// j + k, taking the row above its strip (H, F at column j) from lane k - 1
-// by shuffle; lane 0 takes it from the scratch row the previous pass's lane
-// 31 left. 32-bit cells, so no saturation.
-//
-// Which targets count as long depends on the query: a warp's 32 lanes own 32
-// strips of 32 rows, so a query of fewer than 16 strips (512 rows) would
-// leave most lanes on padding rows. Measured on the H100, whole metastudent
-// set: threshold 1024 gives 2.56 TCUPS for a 5,000-residue query (512: 2.31,
-// 2048: 2.09, 4096: 1.34) but 542 GCUPS for a 100-residue one (4096: 774).
-#ifndef SW_LONG_TARGET
-#define SW_LONG_TARGET 1024
-#endif
-constexpr std::uint32_t kLongTargetLongQuery = SW_LONG_TARGET;
-constexpr std::uint32_t kLongTargetShortQuery = 4096;
-constexpr int kLongQueryStrips = 16;
+// A pair of long targets in pair_group_kernel would be one group's work for
+// passes x length steps, long after the rest have finished. Here a pair gets
+// a block of W warps, and the passes run at once, a few columns apart: warp w
+// takes passes w, w + W, ..., strips of kLongRows rows (a shorter chain of
+// dependent cells per step than kStripRows). Pass p's boundary row goes to
+// pass p + 1 (the next warp) through a ring of W rows in global memory, 32
+// columns at a time: lane 31 writes each column, and a counter per warp in
+// shared memory says how many columns of its current pass are there; the
+// next warp waits for a whole chunk of 32, loads it with all its lanes at
+// once, and hands lane 0 its column by shuffle. A slot of the ring is written
+// again (pass p + W) only after pass p has loaded it: pass p + W needs pass
+// p + W - 1, which needs ... pass p + 1, which needs what pass p made from
+// that chunk.
+constexpr int kLongRows = 8;
+constexpr int kMaxLongWarps = 16;
+constexpr std::uint32_t kLongTarget = 3000;  // residues; sorted targets from the first pair holding one
+// The longest pairs' blocks take a whole SM (1,024 threads of 64 registers,
+// most of them idle): beside other blocks, a warp that must step through a
+// titin-sized target alone would get a fraction of its scheduler's issue slots.
+// Measured (as above, with the 20 longest): 8 pairs 15.2 / 19.1 ms for
+// queries of 500 / 1,000 against 17.6 / 20.5 with none; 24 no better.
+constexpr std::size_t kExclusiveLongPairs = 8;
+constexpr int kExclusiveBlockThreads = 1024;
 
-__global__ void __launch_bounds__(kThreadsPerBlock) long_kernel(KernelArguments a, std::uint32_t first_long) {
-  const std::uint32_t target = first_long + (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
-  if (target >= a.target_count) return;  // whole warps leave together
+__global__ void __launch_bounds__(kExclusiveBlockThreads) long_pair_kernel(PairArguments a) {
+  __shared__ volatile long long progress[kMaxLongWarps];  // pass x (length + 1) + columns written
+  __shared__ std::uint32_t best_of_warp[kMaxLongWarps];
+  using Strip = PairStrip<kLongRows>;
+  const int warps = a.long_warps, warp_id = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uint32_t p = a.pair_end - 1 - blockIdx.x;  // longest first
+  const TargetPair pair(a, p, true);
+  const std::uint32_t length = pair.length;
+  int2* ring = a.ring + a.ring_offsets[p - a.first_long_pair];
+  if (threadIdx.x < kMaxLongWarps) progress[threadIdx.x] = 0, best_of_warp[threadIdx.x] = 0;
+  __syncthreads();
+  const long long row_span = length + 1;
+  const int producer = (warp_id + warps - 1) % warps;
+  std::uint32_t best = 0;
+  for (int pass = warp_id; warp_id < warps && pass < a.passes; pass += warps) {
+    const uint4* strip_profile =
+        a.profile + static_cast<std::size_t>(pass * 32 + lane) * kProfileCodes * (kLongRows / 8);
+    Strip strip(a.minus_open_pair);
+    std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
+    const int2* in_row = ring + static_cast<std::size_t>((pass + warps - 1) % warps) * length;
+    int2* out_row = ring + static_cast<std::size_t>(pass % warps) * length;
+    const bool last_pass = pass + 1 == a.passes;
+    int2 chunk = make_int2(0, 0);  // lane l: the boundary row at column 32 c + l of the current chunk c
+    LeadResidues lead(pair);
+    std::uint32_t out_codes = 0;
+    for (std::uint32_t step = 0; step < length + 31; ++step) {
+      if (pass > 0 && step % 32 == 0 && step < length) {
+        const std::uint32_t chunk_end = min(step + 32, length);
+        if (lane == 0) {
+          while (progress[producer] < (pass - 1) * row_span + chunk_end) {
+          }
+          __threadfence_block();
+        }
+        __syncwarp();
+        if (step + lane < length) chunk = __ldcg(in_row + step + lane);  // not through L1: the slot held an older row
+      }
+      const std::uint32_t from_ho = __shfl_up_sync(0xffffffffu, out_ho, 1);
+      const std::uint32_t from_f = __shfl_up_sync(0xffffffffu, out_f, 1);
+      const std::uint32_t from_codes = __shfl_up_sync(0xffffffffu, out_codes, 1);
+      const int saved_ho = __shfl_sync(0xffffffffu, chunk.x, step % 32);
+      const int saved_f = __shfl_sync(0xffffffffu, chunk.y, step % 32);
+      const std::int64_t j = static_cast<std::int64_t>(step) - lane;
+      if (j < 0 || j >= length) continue;
+      std::uint32_t ho_above = from_ho, f = from_f, codes = from_codes;
+      if (lane == 0) {
+        ho_above = a.minus_open_pair, f = kMinusInfinityPair, codes = lead.codes(static_cast<std::uint32_t>(j));
+        if (pass > 0) ho_above = static_cast<std::uint32_t>(saved_ho), f = static_cast<std::uint32_t>(saved_f);
+      }
+      const std::uint32_t diagonal = j == 0 ? a.minus_open_pair : above_previous;
+      above_previous = ho_above;
+      strip.column(Strip::load_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
+      out_ho = ho_above, out_f = f, out_codes = codes;
+      if (lane == 31 && !last_pass) {
+        __stcg(out_row + j, make_int2(static_cast<int>(out_ho), static_cast<int>(out_f)));
+        if ((j + 1) % 32 == 0 || j + 1 == length) {
+          __threadfence_block();
+          progress[warp_id] = pass * row_span + j + 1;
+        }
+      }
+    }
+    __syncwarp();
+  }
+  for (int step = 16; step >= 1; step /= 2) best = __vmaxs2(best, __shfl_xor_sync(0xffffffffu, best, step));
+  if (lane == 0 && warp_id < warps) best_of_warp[warp_id] = best;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int w = 1; w < warps; ++w) best = __vmaxs2(best, best_of_warp[w]);
+  record_pair_best(a, pair, best);
+}
+
+// ------------------------------------------------------------ 32-bit rescoring
+//
+// Targets whose 16-bit best may have saturated, a warp each (they are rare,
+// but may be the longest targets): lane k owns query strip 32 p + k of pass p
+// and processes target column j at step j + k, as pair_group_kernel does, in
+// 32-bit cells, so no saturation.
+__global__ void __launch_bounds__(kThreadsPerBlock) rescore_kernel(KernelArguments a) {
+  const std::uint32_t warp_index = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
+  if (warp_index >= a.target_count) return;  // whole warps leave together
+  const std::uint32_t target = a.only[warp_index];
   const int lane = threadIdx.x % 32;
   const WarpSlice warp = a.warps[target / 32];
   const std::uint32_t* words = a.packed_residues + warp.word_base + target % 32;
@@ -345,15 +505,19 @@ class GpuEngine final : public SwEngine {
     name_ = select_cuda_device(device);
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
     check_cuda(cudaStreamCreateWithFlags(&long_stream_, cudaStreamNonBlocking), "creating a stream");
+    check_cuda(cudaStreamCreateWithFlags(&exclusive_stream_, cudaStreamNonBlocking), "creating a stream");
     check_cuda(cudaEventCreateWithFlags(&long_done_, cudaEventDisableTiming), "creating an event");
+    check_cuda(cudaEventCreateWithFlags(&exclusive_done_, cudaEventDisableTiming), "creating an event");
   }
   ~GpuEngine() override {
+    if (exclusive_done_) cudaEventDestroy(exclusive_done_);
     if (long_done_) cudaEventDestroy(long_done_);
+    if (exclusive_stream_) cudaStreamDestroy(exclusive_stream_);
     if (long_stream_) cudaStreamDestroy(long_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
   std::string description() const override {
-    return "GPU " + name_ + " (inter-sequence, 16-bit pairs with DPX, 32-bit rescoring)";
+    return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
   }
 
   void load_targets(const TargetSet& targets) override {
@@ -389,11 +553,7 @@ class GpuEngine final : public SwEngine {
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
     target_count_ = n;
-    // Sorted: the targets up to a threshold are a prefix.
-    short_count_long_query_ = static_cast<std::size_t>(
-        std::upper_bound(lengths.begin(), lengths.end(), kLongTargetLongQuery) - lengths.begin());
-    short_count_short_query_ = static_cast<std::size_t>(
-        std::upper_bound(lengths.begin(), lengths.end(), kLongTargetShortQuery) - lengths.begin());
+    place_long_pairs(lengths);
   }
 
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
@@ -402,21 +562,31 @@ class GpuEngine final : public SwEngine {
     if (target_count_ == 0 || query.empty()) return result;
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
-    short_count_ = strips >= kLongQueryStrips ? short_count_long_query_ : short_count_short_query_;
-    // Both profiles before any launch: reallocating a buffer (cudaFree) while
+    const int group_size = lanes_per_pair(strips);
+    const int passes = (strips + group_size - 1) / group_size;
+    const int long_strips = static_cast<int>((query.size() + kLongRows - 1) / kLongRows);
+    const int long_passes = (long_strips + 31) / 32;
+    // Every profile before any launch: reallocating a buffer (cudaFree) while
     // a kernel runs would wait for it.
     upload_profile8(query, matrix, strips);
-    upload_profile16(query, matrix, strips);
-    // Long targets on their own stream, started first, beside the pairs.
-    if (short_count_ < target_count_) score_long_targets(query, matrix, gaps, strips);
-    if (short_count_ > 0) score_pairs(query, matrix, gaps, strips);
-    check_cuda(cudaEventRecord(long_done_, long_stream_), "recording the long targets' end");
-    check_cuda(cudaStreamWaitEvent(stream_, long_done_, 0), "joining the long targets' stream");
+    upload_pair_profile(profile16_, query, matrix, kStripRows, passes * group_size, gaps);
+    if (long_pairs_ > 0) upload_pair_profile(profile_long_, query, matrix, kLongRows, long_passes * 32, gaps);
+    check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
+    check_cuda(cudaEventRecord(long_done_, stream_), "ordering the long pairs after the clearing");
+    check_cuda(cudaStreamWaitEvent(long_stream_, long_done_, 0), "ordering the long pairs after the clearing");
+    check_cuda(cudaStreamWaitEvent(exclusive_stream_, long_done_, 0), "ordering the long pairs after the clearing");
+    // Long pairs on their own stream, started first, beside the rest.
+    if (long_pairs_ > 0) score_long_pairs(matrix, gaps, long_passes);
+    score_pairs(matrix, gaps, group_size, passes);
+    check_cuda(cudaEventRecord(long_done_, long_stream_), "recording the long pairs' end");
+    check_cuda(cudaEventRecord(exclusive_done_, exclusive_stream_), "recording the long pairs' end");
+    check_cuda(cudaStreamWaitEvent(stream_, long_done_, 0), "joining the long pairs' stream");
+    check_cuda(cudaStreamWaitEvent(stream_, exclusive_done_, 0), "joining the long pairs' stream");
     std::uint32_t flagged = 0;
     check_cuda(cudaMemcpyAsync(&flagged, flagged_count_.data, sizeof flagged, cudaMemcpyDeviceToHost, stream_),
                "copying the saturation count back");
     check_cuda(cudaStreamSynchronize(stream_), "scoring on the GPU");
-    if (flagged > 0) rescore_in_32_bits(query, matrix, gaps, strips, flagged);
+    if (flagged > 0) rescore_in_32_bits(gaps, strips, flagged);
     std::vector<std::int32_t> sorted(target_count_);
     check_cuda(cudaMemcpy(sorted.data(), scores_.data, target_count_ * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
                "copying scores back");
@@ -446,76 +616,141 @@ class GpuEngine final : public SwEngine {
   }
 
  private:
-  // The query's score against every residue code (and padding), strip by
-  // strip, each row widened to `Score`.
+  // The query's score (+ offset) against every residue code and then
+  // `codes - 25` padding codes (kPaddingScore + offset), strip by strip of
+  // `rows`, each row widened to `Score`; rows past the query's end score
+  // kPaddingScore + offset.
   template <typename Score>
   std::vector<Score> make_profile(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips,
-                                  int codes) const {
-    std::vector<Score> profile(static_cast<std::size_t>(strips) * codes * kStripRows, kPaddingScore);
+                                  int codes, int rows, int offset) const {
+    std::vector<Score> profile(static_cast<std::size_t>(strips) * codes * rows,
+                               static_cast<Score>(kPaddingScore + offset));
     for (int strip = 0; strip < strips; ++strip)
       for (int code = 0; code < kAlphabetSize; ++code)
-        for (int r = 0; r < kStripRows; ++r) {
-          const std::size_t row = static_cast<std::size_t>(strip) * kStripRows + r;
+        for (int r = 0; r < rows; ++r) {
+          const std::size_t row = static_cast<std::size_t>(strip) * rows + r;
           if (row < query.size())
-            profile[(static_cast<std::size_t>(strip) * codes + code) * kStripRows + r] = matrix.score[code][query[row]];
+            profile[(static_cast<std::size_t>(strip) * codes + code) * rows + r] =
+                static_cast<Score>(matrix.score[code][query[row]] + offset);
         }
     return profile;
   }
 
-  void upload_profile16(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
-    const std::vector<std::int16_t> profile = make_profile<std::int16_t>(query, matrix, strips, kAlphabetSize + 1);
-    profile16_.upload(reinterpret_cast<const std::uint32_t*>(profile.data()), profile.size() / 2,
-                      "copying the query profile");
+  // Lanes per pair of targets: enough for one strip each up to a warp (a
+  // power of two, for the shuffles' width); taller queries take passes.
+  static int lanes_per_pair(int strips) {
+    int lanes = 1;
+    while (lanes < strips && lanes < 32) lanes *= 2;
+    return lanes;
   }
 
-  void score_pairs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                   int strips) {
-    check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
+  // The pair kernels' profile: int16 score + open, strips of `rows`.
+  void upload_pair_profile(DeviceBuffer<uint4>& buffer, const std::vector<std::uint8_t>& query,
+                           const ScoreMatrix& matrix, int rows, int padded_strips, const GapPenalties& gaps) {
+    const std::vector<std::int16_t> profile =
+        make_profile<std::int16_t>(query, matrix, padded_strips, kProfileCodes, rows, gaps.open);
+    buffer.upload(reinterpret_cast<const uint4*>(profile.data()), profile.size() / 8, "copying the query profile");
+  }
+
+  // Sorted targets from the first pair holding one of kLongTarget residues
+  // or more are long pairs, each with a ring of kMaxLongWarps boundary rows.
+  void place_long_pairs(const std::vector<std::uint32_t>& lengths) {
+    const std::size_t first_long =
+        static_cast<std::size_t>(std::lower_bound(lengths.begin(), lengths.end(), kLongTarget) - lengths.begin());
+    const std::size_t pairs = (target_count_ + 1) / 2;
+    bulk_pairs_ = first_long / 2;
+    long_pairs_ = pairs - bulk_pairs_;
+    std::vector<std::uint64_t> offsets;
+    std::uint64_t ring = 0;
+    for (std::size_t p = bulk_pairs_; p < pairs; ++p) {
+      offsets.push_back(ring);
+      ring += std::uint64_t{kMaxLongWarps} * lengths[std::min(2 * p + 1, target_count_ - 1)];  // the pair's longer
+    }
+    if (long_pairs_ == 0) return;
+    ring_offsets_.upload(offsets.data(), offsets.size(), "copying the long pairs' layout to the GPU");
+    ring_.allocate(ring, "allocating the long pairs' boundary rows on the GPU");
+  }
+
+  PairArguments pair_arguments(const ScoreMatrix& matrix, const GapPenalties& gaps, const uint4* profile,
+                               int passes) const {
     const std::uint32_t minus_open = static_cast<std::uint16_t>(-gaps.open);
-    PairArguments args{packed_.data,
-                       warps_.data,
-                       lengths_.data,
-                       static_cast<std::uint32_t>(short_count_),
-                       profile16_.data,
-                       strips,
-                       minus_open * 0x10001u,
-                       static_cast<std::uint32_t>(gaps.extend) * 0x10001u,
-                       32767 - matrix.max_score,
-                       scratch_.data,
-                       scores_.data,
-                       flagged_.data,
-                       flagged_count_.data};
-    const std::size_t pairs = (short_count_ + 1) / 2;
-    pair_kernel<<<static_cast<unsigned>((pairs + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock, 0,
-                  stream_>>>(args);
+    const std::uint32_t minus_extend = static_cast<std::uint16_t>(-gaps.extend);
+    return PairArguments{packed_.data,
+                         warps_.data,
+                         lengths_.data,
+                         static_cast<std::uint32_t>(target_count_),
+                         0,
+                         static_cast<std::uint32_t>(bulk_pairs_),
+                         profile,
+                         passes,
+                         minus_open * 0x10001u,
+                         minus_extend * 0x10001u,
+                         32767 - matrix.max_score,
+                         scratch_.data,
+                         ring_.data,
+                         ring_offsets_.data,
+                         static_cast<std::uint32_t>(bulk_pairs_),
+                         0,
+                         scores_.data,
+                         flagged_.data,
+                         flagged_count_.data};
+  }
+
+  template <int G>
+  void launch_pair_groups(const PairArguments& args) {
+    const std::size_t threads = std::size_t{args.pair_end - args.pair_begin} * G;
+    pair_group_kernel<G><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
+                           kThreadsPerBlock, 0, stream_>>>(args);
+  }
+
+  void score_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, int group_size, int passes) {
+    if (bulk_pairs_ == 0) return;
+    const PairArguments args = pair_arguments(matrix, gaps, profile16_.data, passes);
+    switch (group_size) {
+      case 1: launch_pair_groups<1>(args); break;
+      case 2: launch_pair_groups<2>(args); break;
+      case 4: launch_pair_groups<4>(args); break;
+      case 8: launch_pair_groups<8>(args); break;
+      case 16: launch_pair_groups<16>(args); break;
+      default: launch_pair_groups<32>(args); break;
+    }
     check_cuda(cudaGetLastError(), "launching the SW kernel");
   }
 
-  // The 8-bit profile of the 32-bit kernels, padded to whole passes of 32 strips.
+  // The kExclusiveLongPairs longest pairs a block of kExclusiveBlockThreads
+  // each, on their own stream; the other long pairs a block of just their
+  // warps, on another.
+  void score_long_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, int passes) {
+    PairArguments args = pair_arguments(matrix, gaps, profile_long_.data, passes);
+    args.long_warps = std::min(passes, kMaxLongWarps);
+    const std::size_t exclusive = std::min(kExclusiveLongPairs, long_pairs_);
+    args.pair_begin = static_cast<std::uint32_t>(bulk_pairs_ + long_pairs_ - exclusive);
+    args.pair_end = static_cast<std::uint32_t>(bulk_pairs_ + long_pairs_);
+    if (exclusive > 0) {
+      long_pair_kernel<<<static_cast<unsigned>(exclusive), kExclusiveBlockThreads, 0, exclusive_stream_>>>(args);
+      check_cuda(cudaGetLastError(), "launching the long-pair SW kernel");
+    }
+    if (exclusive == long_pairs_) return;
+    args.pair_end = args.pair_begin;
+    args.pair_begin = static_cast<std::uint32_t>(bulk_pairs_);
+    long_pair_kernel<<<static_cast<unsigned>(long_pairs_ - exclusive), 32 * args.long_warps, 0, long_stream_>>>(args);
+    check_cuda(cudaGetLastError(), "launching the long-pair SW kernel");
+  }
+
+  // The 8-bit profile of the 32-bit kernel, padded to whole passes of 32 strips.
   void upload_profile8(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
     const int padded = (strips + 31) / 32 * 32;
-    const std::vector<std::int8_t> profile = make_profile<std::int8_t>(query, matrix, padded, kAlphabetSize);
+    const std::vector<std::int8_t> profile =
+        make_profile<std::int8_t>(query, matrix, padded, kAlphabetSize, kStripRows, 0);
     profile8_.upload(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
   }
 
-  // Targets longer than kLongTarget: a warp each.
-  void score_long_targets(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                          int strips) {
-    KernelArguments args{packed_.data, warps_.data, lengths_.data, static_cast<std::uint32_t>(target_count_),
-                         profile8_.data, strips, gaps.open, gaps.extend, scratch_.data, scores_.data, nullptr};
-    const std::size_t warps = target_count_ - short_count_;
-    const std::size_t per_block = kThreadsPerBlock / 32;
-    long_kernel<<<static_cast<unsigned>((warps + per_block - 1) / per_block), kThreadsPerBlock, 0, long_stream_>>>(
-        args, static_cast<std::uint32_t>(short_count_));
-    check_cuda(cudaGetLastError(), "launching the long-target SW kernel");
-  }
-
-  // Targets whose 16-bit best may have saturated, again with 32-bit cells.
-  void rescore_in_32_bits(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                          int strips, std::uint32_t flagged) {
-    KernelArguments args{packed_.data, warps_.data, lengths_.data, flagged, profile8_.data, strips, gaps.open,
-                         gaps.extend, scratch_.data, scores_.data, flagged_.data};
-    score_kernel<<<(flagged + kThreadsPerBlock - 1) / kThreadsPerBlock, kThreadsPerBlock, 0, stream_>>>(args);
+  // Targets whose 16-bit best may have saturated, again with 32-bit cells, a warp each.
+  void rescore_in_32_bits(const GapPenalties& gaps, int strips, std::uint32_t flagged) {
+    const KernelArguments args{packed_.data, warps_.data, lengths_.data, flagged,       profile8_.data, strips,
+                               gaps.open,    gaps.extend, scratch_.data,  scores_.data, flagged_.data};
+    const std::uint32_t warps_per_block = kThreadsPerBlock / 32;
+    rescore_kernel<<<(flagged + warps_per_block - 1) / warps_per_block, kThreadsPerBlock, 0, stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the 32-bit SW kernel");
     check_cuda(cudaStreamSynchronize(stream_), "rescoring on the GPU");
   }
@@ -566,19 +801,21 @@ class GpuEngine final : public SwEngine {
 
   std::string name_;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t long_stream_ = nullptr;  // the long targets' kernel, beside the pairs'
-  cudaEvent_t long_done_ = nullptr;
+  cudaStream_t long_stream_ = nullptr;       // the long pairs' kernel, beside the rest
+  cudaStream_t exclusive_stream_ = nullptr;  // the longest pairs' kernel, beside both
+  cudaEvent_t long_done_ = nullptr, exclusive_done_ = nullptr;
   std::vector<std::size_t> order_;  // sorted position -> original target index
   std::size_t target_count_ = 0;
-  std::size_t short_count_ = 0;  // this query's: sorted targets [0, short_count_) go to the pair kernel, the rest to long_kernel
-  std::size_t short_count_long_query_ = 0, short_count_short_query_ = 0;
+  std::size_t bulk_pairs_ = 0, long_pairs_ = 0;  // sorted pairs [0, bulk) to pair_group_kernel, the rest to long_pair_kernel
   DeviceBuffer<std::uint32_t> packed_;
   DeviceBuffer<WarpSlice> warps_;
   DeviceBuffer<std::uint32_t> lengths_;
   DeviceBuffer<int2> scratch_;
   DeviceBuffer<std::int32_t> scores_;
   DeviceBuffer<char4> profile8_;
-  DeviceBuffer<std::uint32_t> profile16_;
+  DeviceBuffer<uint4> profile16_, profile_long_;
+  DeviceBuffer<int2> ring_;
+  DeviceBuffer<std::uint64_t> ring_offsets_;
   DeviceBuffer<std::uint32_t> flagged_, flagged_count_;
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;

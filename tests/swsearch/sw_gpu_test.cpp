@@ -1,7 +1,7 @@
 // sw_gpu_test.cpp: the CUDA engine's scores equal the reference's for every
 // pair: random and real-length sequences, every matrix, edge cases (length
 // 0 and 1 targets, an empty query, a target longer than anything else, scores
-// beyond 16 bits). Skipped without a GPU.
+// beyond 16 bits), long pairs. Skipped without a GPU.
 #include <cstdlib>
 #include <filesystem>
 
@@ -81,19 +81,21 @@ TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
   EXPECT_GT(reference->scores(tryptophans, blosum62, {11, 1})[3], 32767);  // 3100 x 11
 }
 
-TEST_F(SwGpu, LongTargetsTakeAWarpEach) {
-  // Long targets go to the intra-sequence kernel (above 4096 residues for
-  // queries under 512 rows, above 1024 for longer ones): lengths on both
-  // sides of both thresholds, queries shorter than a pass (1024 rows),
-  // exactly one and several passes.
+TEST_F(SwGpu, LongPairsTakeABlockEach) {
+  // Pairs holding a target of 3,000 residues or more go to the block kernel
+  // (kLongTarget), the rest to the lane groups: lengths on both sides of the
+  // threshold; queries of one pass of 256 rows (1 warp), of 4 and 10 passes
+  // (as many warps), and of 31 passes (16 warps, each taking two passes
+  // through the ring of boundary rows). Group sizes: 1 (1 row), 2 (33 rows),
+  // 32 with 1, 3 and 8 passes.
   std::uint32_t state = 23;
   std::vector<std::vector<std::uint8_t>> targets;
-  for (int length : {4095, 4096, 4097, 5000, 7777, 12001, 300, 4500, 1024, 1025, 2000})
+  for (int length : {2999, 3000, 3001, 4095, 4096, 5000, 7777, 12001, 300, 4500, 1024, 1025, 2000})
     targets.push_back(random_protein(state, length));
-  targets.push_back(targets[4]);  // a long target equal to a query below: a score far beyond 16 bits
+  targets.push_back(targets[6]);  // a long target equal to a query below: a score far beyond 16 bits
   std::vector<std::vector<std::uint8_t>> queries = {random_protein(state, 1), random_protein(state, 33),
                                                     random_protein(state, 1024), random_protein(state, 2500)};
-  queries.push_back(targets[4]);
+  queries.push_back(targets[6]);
   expect_reference_scores(queries, targets, read_ncbi_matrix(kMatrixDir + "BLOSUM62"), {11, 1});
 }
 
