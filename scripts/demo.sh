@@ -23,7 +23,8 @@
 #    then swsearch: three real globins (hmmer-examples) against mmseqs2's
 #    example database of 20,000 UniProt proteins in two chunks (two WUs), each
 #    run on GPU (or CPU) and CPU, validated with CPU re-scoring, compared,
-#    assimilated, and the best hits over the whole database printed;
+#    assimilated, the best hits over the whole database printed, and its
+#    merged BLAST tabular report and alignments (helix-wu swsearch report);
 #    then hmmsearch: two profile HMMs (globins4, fn3; hmmer-examples) against
 #    the same 20,000 proteins in two chunks (two WUs, every profile in each),
 #    each run on GPU (or CPU) and CPU, validated with a CPU re-run of sampled
@@ -250,6 +251,11 @@ sqlite3 -header -column "$out/results.sqlite" \
    FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal) AS rank FROM sw_hits)
    WHERE rank <= 3 ORDER BY query_id, rank;"
 
+step "swsearch merged report (helix-wu swsearch report): BLAST tabular (-outfmt 6, 7) and pairwise alignments"
+"$helix_wu" swsearch report --results "$out/results.sqlite" --search demo_sw --inputs "$out/wu_sw" --out "$out/sw_report"
+sed 's/^/    /' "$out/sw_report/demo_sw.blast6.tsv"
+sed -n '/^> /,/^Sbjct/p' "$out/sw_report/demo_sw.alignments.txt" | head -n 9 | cut -c 1-100 | sed 's/^/    /'
+
 # ------------------------------------------------------------------ hmmsearch
 step "hmmsearch: work units (helix-wu hmmsearch make): globins4 + fn3 (hmmer-examples) x mmseqs2's 20,000-protein example database"
 mkdir -p "$out/hmm_input"
@@ -328,5 +334,6 @@ look "demo-out/glcm_maps/*.png" "glcm feature maps (one pixel per window, bright
 look "demo-out/glcm_slot1/features" "the glcm result's table (TSV): levels x distances x features x max/mean/min/range"
 look "demo-out/wu_glcm/" "the glcm work unit: params, plates, detected-well masks, templates"
 look "demo-out/sw_results/" "the swsearch results (hits tables, summaries), named as BOINC names them"
+look "demo-out/sw_report/" "swsearch over the whole database: BLAST tabular (.blast6.tsv, .blast7.tsv) and alignments"
 look "demo-out/hmm_report/" "hmmsearch over the whole database: tblout, domtblout and text (.out) per profile"
 look "demo-out/hmm_results/" "the hmmsearch results (tblout, domtblout, out, scores, domains, summary per chunk)"

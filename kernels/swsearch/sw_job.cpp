@@ -12,6 +12,7 @@
 
 #include "core/byte_codec.h"
 #include "core/errors.h"
+#include "core/names.h"
 #include "core/file_io.h"
 #include "sw_statistics.h"
 
@@ -260,6 +261,12 @@ SwParams parse_sw_params(const nlohmann::json& json) {
     return v.get<long long>();
   };
   SwParams p;
+  if (json.contains("search")) {
+    const auto& search = json.at("search");
+    if (!search.is_string() || !is_plain_name(search.get<std::string>()))
+      throw InputError("swsearch params: \"search\" must be a plain name ([A-Za-z0-9._-], not starting with '.')");
+    p.search = search.get<std::string>();
+  }
   if (!json.contains("matrix_name") || !json.at("matrix_name").is_string())
     throw InputError("swsearch params: \"matrix_name\" (e.g. \"BLOSUM62\") is missing");
   p.matrix_name = json.at("matrix_name").get<std::string>();
@@ -276,11 +283,13 @@ SwParams parse_sw_params(const nlohmann::json& json) {
 }
 
 nlohmann::json sw_params_json(const SwParams& p) {
-  return {{"kind", "swsearch"},        {"matrix_name", p.matrix_name},
-          {"gap_open", p.gaps.open},   {"gap_extend", p.gaps.extend},
-          {"top_hits", p.top_hits},    {"alignments", p.alignments},
-          {"database_residues", p.database_residues}, {"database_sequences", p.database_sequences},
-          {"block_targets", p.block_targets}};
+  nlohmann::json json = {{"kind", "swsearch"},        {"matrix_name", p.matrix_name},
+                         {"gap_open", p.gaps.open},   {"gap_extend", p.gaps.extend},
+                         {"top_hits", p.top_hits},    {"alignments", p.alignments},
+                         {"database_residues", p.database_residues}, {"database_sequences", p.database_sequences},
+                         {"block_targets", p.block_targets}};
+  if (!p.search.empty()) json["search"] = p.search;
+  return json;
 }
 
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime) {

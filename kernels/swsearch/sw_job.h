@@ -40,6 +40,7 @@ std::vector<std::uint8_t> encode_chunk(const DatabaseChunk& chunk);
 DatabaseChunk decode_chunk(const std::vector<std::uint8_t>& bytes, std::uint64_t max_residues);
 
 struct SwParams {
+  std::string search;                 // the search's name (helix-wu swsearch make --name); "" in older WUs
   std::string matrix_name;            // for the statistics (BLOSUM62, ...); the matrix itself is the "matrix" input
   GapPenalties gaps;
   int top_hits = 50;                  // hits reported per query (1..10000)
@@ -48,7 +49,7 @@ struct SwParams {
   std::uint64_t database_sequences = 0;
   std::uint32_t block_targets = 65536;   // targets scored between checkpoints
 };
-// {"kind": "swsearch", "matrix_name", "gap_open", "gap_extend", "top_hits"?,
+// {"kind": "swsearch", "search"?, "matrix_name", "gap_open", "gap_extend", "top_hits"?,
 //  "alignments"?, "database_residues", "database_sequences", "block_targets"?}.
 // Throws InputError on anything absurd (negative gaps, unknown statistics, ...).
 SwParams parse_sw_params(const nlohmann::json& json);

@@ -7,10 +7,12 @@
 //   cost and bounds                  kOpsPerCell, ...
 //   check_sw_result(), compare_sw_results()   validator (sw_check.cpp)
 //   create_sw_tables(), store_sw_result(), sw_report()   assimilator (sw_store.cpp)
+//   sw_report_texts()                BLAST tabular and pairwise texts of a merged search (sw_report.cpp)
 //   add_sw_workunit_command()        `helix-wu swsearch make` (sw_workunit.cpp)
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,18 +92,48 @@ CheckOutcome compare_sw_results(const std::vector<std::string>& files_a, const s
 
 // ---------------------------------------------------------------- assimilator
 
-// Creates sw_hits (docs/database.md) if absent. Throws std::runtime_error on SQL errors.
+// Creates sw_hits and sw_chunks (docs/database.md) if absent. Throws std::runtime_error on SQL errors.
 void create_sw_tables(sqlite3* db);
-// INSERT OR REPLACE of one result's hits (the caller holds the transaction).
-// Throws InputError for unreadable or malformed files.
+// INSERT OR REPLACE of one result's hits, and of its search name and params
+// from the summary (the caller holds the transaction). Throws InputError for
+// unreadable or malformed files.
 void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files);
-// The merged ranking of every query over all stored chunks: per query the
-// top_hits best by score desc, then target_ordinal asc, exactly what one run
-// over the whole database reports. A stored hit's alignment (starts,
-// identities, length, CIGAR) is kept only within the first `alignments` of
-// the merged ranking, as a whole-database run would have it; ends always.
-// Queries in query_id order.
-std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments);
+// The merged ranking of every query over all stored chunks of `search` (of
+// every search when ""): per query the top_hits best by score desc, then
+// target_ordinal asc, exactly what one run over the whole database reports.
+// A stored hit's alignment (starts, identities, length, CIGAR) is kept only
+// within the first `alignments` of the merged ranking, as a whole-database run
+// would have it; ends always. Queries in query_id order.
+std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments, const std::string& search = "");
+// The searches with stored results, by name; a search's params (every stored
+// chunk must agree: InputError otherwise, or when none is stored).
+std::vector<std::string> sw_searches(sqlite3* db);
+SwParams sw_search_params(sqlite3* db, const std::string& search);
+
+// ---------------------------------------------------------------- merged report (sw_report.cpp)
+//
+// `helix-wu swsearch report`: a search's merged hits (sw_report()) as BLAST's
+// tabular output (-outfmt 6: its 12 columns, one row per hit with an
+// alignment, i.e. the first `alignments` of each query), the same with
+// BLAST's comment lines (-outfmt 7), and the pairwise alignments in BLAST's
+// style with every top hit listed. BLAST's number formats:
+std::string blast_evalue_text(double evalue);
+std::string blast_bits_text(double bits);
+// What the texts need besides the hits, from the directory `helix-wu swsearch
+// make --out` wrote: the queries (in batch order) from chunk 0's queries
+// files, the residues of every aligned target from the chunks, the matrix.
+struct ReportInputs {
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> queries;  // id, residues
+  std::map<std::uint64_t, std::vector<std::uint8_t>> targets;              // by ordinal
+  ScoreMatrix matrix;
+};
+ReportInputs read_report_inputs(const std::string& dir, const SwParams& params, const std::vector<QueryHits>& merged);
+struct ReportTexts {
+  std::string tabular, commented, alignments;
+};
+// Bits and E-values recomputed from the scores with the search's statistics.
+// Throws InputError when a hit's query or target is missing from the inputs.
+ReportTexts sw_report_texts(const std::vector<QueryHits>& merged, const SwParams& params, const ReportInputs& inputs);
 
 // ---------------------------------------------------------------- work generator
 

@@ -21,12 +21,21 @@ void create_sw_tables(sqlite3* db) {
           " query_start INTEGER NOT NULL, query_end INTEGER NOT NULL, target_start INTEGER NOT NULL,"
           " target_end INTEGER NOT NULL, identities INTEGER NOT NULL, length INTEGER NOT NULL, cigar TEXT NOT NULL,"
           " PRIMARY KEY (wu_id, query_id, target_ordinal));"
-          "CREATE INDEX IF NOT EXISTS sw_hits_by_query ON sw_hits (query_id, score DESC, target_ordinal);");
+          "CREATE INDEX IF NOT EXISTS sw_hits_by_query ON sw_hits (query_id, score DESC, target_ordinal);"
+          "CREATE TABLE IF NOT EXISTS sw_chunks (wu_id INTEGER PRIMARY KEY, search TEXT NOT NULL, params TEXT NOT NULL);");
 }
 
 void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
   if (files.size() != 2) throw InputError("a swsearch result has 2 files (hits, summary)");
   const auto rows = parse_hits_tsv(read_file_text(files[0]));
+  const nlohmann::json summary = nlohmann::json::parse(read_file_text(files[1]), nullptr, false);
+  if (!summary.is_object() || !summary.contains("params")) throw InputError(files[1] + ": not a swsearch summary");
+  const SwParams params = parse_sw_params(summary.at("params"));
+  Statement(db, "INSERT OR REPLACE INTO sw_chunks VALUES (?, ?, ?)")
+      .bind(wu_id)
+      .bind(params.search)
+      .bind(sw_params_json(params).dump())
+      .run();
   Statement insert(db, "INSERT OR REPLACE INTO sw_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& f : rows) {
     insert.bind(wu_id).bind(f[0]).bind(f[1]).bind(std::stoll(f[12])).bind(std::stoll(f[2]));
@@ -38,13 +47,14 @@ void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string
 
 namespace {
 
-// Per query, every stored hit ranked over all chunks; the alignment columns
-// blanked past the first `alignments` of the merged ranking.
+// Per query, every stored hit (of the search ?3, or of all when ?3 is NULL)
+// ranked over all chunks; the alignment columns blanked past the first
+// `alignments` of the merged ranking.
 constexpr const char* kReportSql =
     "SELECT query_id, target_id, target_ordinal, score, bits, evalue, rank <= ?2 AS aligned,"
     " query_start, query_end, target_start, target_end, identities, length, cigar FROM ("
     "  SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal ASC) AS rank"
-    "  FROM sw_hits)"
+    "  FROM sw_hits WHERE ?3 IS NULL OR wu_id IN (SELECT wu_id FROM sw_chunks WHERE search = ?3))"
     " WHERE rank <= ?1 ORDER BY query_id, rank";
 
 Hit hit_of_row(sqlite3_stmt* row) {
@@ -68,12 +78,13 @@ Hit hit_of_row(sqlite3_stmt* row) {
 
 }  // namespace
 
-std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments) {
+std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments, const std::string& search) {
   sqlite3_stmt* statement = nullptr;
   if (sqlite3_prepare_v2(db, kReportSql, -1, &statement, nullptr) != SQLITE_OK)
     throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
   sqlite3_bind_int(statement, 1, top_hits);
   sqlite3_bind_int(statement, 2, alignments);
+  if (!search.empty()) sqlite3_bind_text(statement, 3, search.c_str(), -1, SQLITE_TRANSIENT);
   std::vector<QueryHits> report;
   int code;
   while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
@@ -84,6 +95,37 @@ std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments) {
   sqlite3_finalize(statement);
   if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
   return report;
+}
+
+}  // namespace helix::sw
+
+namespace helix::sw {
+
+// The first column of every row of `sql`, which takes `argument` as ?1 when not empty.
+std::vector<std::string> text_column(sqlite3* db, const char* sql, const std::string& argument) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  if (!argument.empty()) sqlite3_bind_text(statement, 1, argument.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<std::string> values;
+  int code;
+  while ((code = sqlite3_step(statement)) == SQLITE_ROW)
+    values.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
+  sqlite3_finalize(statement);
+  if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  return values;
+}
+
+std::vector<std::string> sw_searches(sqlite3* db) {
+  return text_column(db, "SELECT DISTINCT search FROM sw_chunks ORDER BY search", "");
+}
+
+SwParams sw_search_params(sqlite3* db, const std::string& search) {
+  const std::vector<std::string> found =
+      text_column(db, "SELECT DISTINCT params FROM sw_chunks WHERE search = ?1", search);
+  if (found.empty()) throw InputError("no swsearch result of search \"" + search + "\" is stored");
+  if (found.size() > 1) throw InputError("the stored results of search \"" + search + "\" disagree on their params");
+  return parse_sw_params(nlohmann::json::parse(found.front()));
 }
 
 }  // namespace helix::sw

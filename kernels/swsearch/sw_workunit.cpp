@@ -2,7 +2,8 @@
 // generator: a protein database (FASTA) split into chunks of about N residues
 // in FASTA order, queries in batches, one WU per (batch, chunk). Every input
 // is read and checked before the first file is written, so a refused command
-// leaves nothing behind.
+// leaves nothing behind. `helix-wu swsearch report`: a search's merged result
+// from the results database (sw_report.cpp).
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "core/errors.h"
 #include "core/file_io.h"
@@ -108,6 +110,7 @@ std::string read_matrix_text(const MakeOptions& options) {
 // (negative gaps, gap settings without Karlin-Altschul statistics, ...).
 SwParams checked_params(const MakeOptions& options, const std::vector<FastaRecord>& database) {
   SwParams params;
+  params.search = options.name;
   params.matrix_name = options.matrix;
   params.gaps = {options.gap_open, options.gap_extend};
   params.top_hits = options.top_hits;
@@ -276,12 +279,62 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->callback([options, emit] { run_make(*options, emit); });
 }
 
+struct ReportOptions {
+  std::string results, search, inputs, out;
+};
+
+struct DbClose {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+
+void run_report(const ReportOptions& options) {
+  if (!fs::is_regular_file(options.results)) throw InputError("results database " + options.results + " does not exist");
+  sqlite3* raw = nullptr;
+  const int code = sqlite3_open_v2(options.results.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  std::unique_ptr<sqlite3, DbClose> db(raw);
+  if (code != SQLITE_OK) throw InputError(options.results + ": " + (raw ? sqlite3_errmsg(raw) : "cannot open"));
+  std::string search = options.search;
+  if (search.empty()) {
+    const std::vector<std::string> searches = sw_searches(db.get());
+    if (searches.size() != 1)
+      throw InputError(options.results + " holds " + std::to_string(searches.size()) +
+                       " swsearch searches: name one with --search");
+    search = searches.front();
+  }
+  const SwParams params = sw_search_params(db.get(), search);
+  const std::vector<QueryHits> merged = sw_report(db.get(), params.top_hits, params.alignments, search);
+  const ReportTexts texts = sw_report_texts(merged, params, read_report_inputs(options.inputs, params, merged));
+  fs::create_directories(options.out);
+  const std::string base = options.out + "/" + search;
+  write_file_atomic(base + ".blast6.tsv", texts.tabular);
+  write_file_atomic(base + ".blast7.tsv", texts.commented);
+  write_file_atomic(base + ".alignments.txt", texts.alignments);
+  std::printf("swsearch %s: %zu queries with hits; %s.blast6.tsv, .blast7.tsv, .alignments.txt\n", search.c_str(),
+              merged.size(), base.c_str());
+}
+
+void add_report_command(CLI::App& swsearch) {
+  auto options = std::make_shared<ReportOptions>();
+  auto* command = swsearch.add_subcommand(
+      "report", "a search's merged hits over all its chunks, as one whole-database run reports them: BLAST tabular "
+                "(-outfmt 6 and 7) and pairwise alignments");
+  command->add_option("--results", options->results, "the results database (helix-assimilate --db)")->required();
+  command->add_option("--search", options->search, "the search's name (helix-wu swsearch make --name); "
+                                                   "may be left out when the database holds one search");
+  command->add_option("--inputs", options->inputs,
+                      "the directory helix-wu swsearch make --out wrote (queries, chunks, matrix)")->required();
+  command->add_option("--out", options->out,
+                      "output directory: SEARCH.blast6.tsv, SEARCH.blast7.tsv, SEARCH.alignments.txt")->required();
+  command->callback([options] { run_report(*options); });
+}
+
 }  // namespace
 
 void add_sw_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) {
   auto* swsearch = parent.add_subcommand("swsearch", "Smith-Waterman protein database search");
   swsearch->require_subcommand(1);
   add_make_command(*swsearch, std::move(emit));
+  add_report_command(*swsearch);
 }
 
 }  // namespace helix::sw

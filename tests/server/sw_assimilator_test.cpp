@@ -1,7 +1,9 @@
 // sw_assimilator_test.cpp: the merged report over database chunks is exactly
 // a single whole-database run: globins45 split by helix-wu into 3 chunks, each
 // WU run with the reference engine and stored, sw_report() against one WU
-// over the whole database (same params, database_residues included).
+// over the whole database (same params, database_residues included); so are
+// the BLAST tabular and pairwise texts of `helix-wu swsearch report`, whose
+// number formats are BLAST's.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -67,6 +69,87 @@ TEST(SwAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
     }
   }
   EXPECT_TRUE(hits_from_later_chunks);  // the merge really drew on more than the first chunk
+}
+
+sw::ReportTexts report_texts(const std::vector<SwResult>& results, const std::string& dir) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  sw::create_sw_tables(db);
+  for (std::size_t k = 0; k < results.size(); ++k) sw::store_sw_result(db, 200 + k, results[k].files());
+  EXPECT_EQ(sw::sw_searches(db), std::vector<std::string>{"as"});
+  const sw::SwParams params = sw::sw_search_params(db, "as");
+  const auto merged = sw::sw_report(db, params.top_hits, params.alignments, "as");
+  EXPECT_TRUE(sw::sw_report(db, params.top_hits, params.alignments, "other").empty());
+  sqlite3_close(db);
+  return sw::sw_report_texts(merged, params, sw::read_report_inputs(dir + "/in", params, merged));
+}
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t at = 0;
+  for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1)
+    fields.push_back(line.substr(at, tab - at));
+  fields.push_back(line.substr(at));
+  return fields;
+}
+
+TEST(SwAssimilator, ReportTextsOfChunksEqualOneWholeDatabaseRun) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string chunks_dir = scratch_dir("sw_report_chunks"), whole_dir = scratch_dir("sw_report_whole");
+  const sw::ReportTexts chunks = report_texts(search(chunks_dir, "2300"), chunks_dir);
+  const sw::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
+  EXPECT_EQ(chunks.tabular, whole.tabular);
+  EXPECT_EQ(chunks.commented, whole.commented);
+  EXPECT_EQ(chunks.alignments, whole.alignments);
+  // 4 queries x 3 aligned hits, 12 columns each; every query is a database
+  // member, so its first row is itself: 100 % identity over its whole length.
+  std::vector<std::string> rows;
+  for (std::size_t at = 0; at < whole.tabular.size();) {
+    const std::size_t end = whole.tabular.find('\n', at);
+    rows.push_back(whole.tabular.substr(at, end - at));
+    at = end + 1;
+  }
+  ASSERT_EQ(rows.size(), 12u);
+  for (std::size_t q = 0; q < 4; ++q) {
+    const auto self = fields_of(rows[3 * q]);
+    ASSERT_EQ(self.size(), 12u);
+    EXPECT_EQ(self[0], self[1]);
+    EXPECT_EQ(self[2], "100.000");
+    EXPECT_EQ(self[4], "0");  // mismatches
+    EXPECT_EQ(self[5], "0");  // gap opens
+    EXPECT_EQ(self[6], "1");
+    EXPECT_EQ(self[3], self[7]);  // length = query end
+    const auto other = fields_of(rows[3 * q + 1]);
+    ASSERT_EQ(other.size(), 12u);
+    const int length = std::stoi(other[3]), identities_percent = static_cast<int>(std::stod(other[2]));
+    EXPECT_GT(length, 0);
+    EXPECT_LT(identities_percent, 100);
+    EXPECT_EQ(std::stoi(other[4]) + std::stoi(other[5]) > 0 || identities_percent == 100, true);
+  }
+  // MYG_ESCGI against MYG_HORSE (globins45): 137 of 152 identical, no gap, as blastp aligns them.
+  EXPECT_NE(whole.tabular.find("MYG_ESCGI\tMYG_HORSE\t90.132\t152\t15\t0\t2\t153\t2\t153\t"), std::string::npos);
+  EXPECT_NE(whole.commented.find("# Fields: query acc.ver, subject acc.ver, % identity, alignment length, mismatches, "
+                                 "gap opens, q. start, q. end, s. start, s. end, evalue, bit score\n# 3 hits found\n"),
+            std::string::npos);
+  EXPECT_NE(whole.alignments.find(" Identities = 137/152 (90%), Positives = 143/152 (94%), Gaps = 0/152 (0%)"),
+            std::string::npos);
+  EXPECT_NE(whole.alignments.find("\nSbjct  1    VLSDAEWQLVLNIWAKVEADVAGHGQDILIRLFKGHPETLEKFDKFKHLKTEAEMKASED  60\n"),
+            std::string::npos);
+}
+
+TEST(SwReport, NumbersAreFormattedAsBlastFormatsThem) {
+  // As blastp 2.12.0+ prints them (-outfmt 6) for these values.
+  EXPECT_EQ(sw::blast_evalue_text(1e-200), "0.0");
+  EXPECT_EQ(sw::blast_evalue_text(2.2e-150), "2e-150");
+  EXPECT_EQ(sw::blast_evalue_text(3.1e-45), "3e-45");
+  EXPECT_EQ(sw::blast_evalue_text(0.01234), "0.012");
+  EXPECT_EQ(sw::blast_evalue_text(0.5712), "0.57");
+  EXPECT_EQ(sw::blast_evalue_text(1.74), "1.7");
+  EXPECT_EQ(sw::blast_evalue_text(36.2), "36");
+  EXPECT_EQ(sw::blast_evalue_text(578.4), "578");
+  EXPECT_EQ(sw::blast_bits_text(726.9), "726");  // cut, not rounded
+  EXPECT_EQ(sw::blast_bits_text(22.24), "22.2");
+  EXPECT_EQ(sw::blast_bits_text(12345.6), "1.235e+04");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/file_io.h"
 #include "server_test_util.h"
 #include "sw_test_util.h"
@@ -42,6 +43,7 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
     EXPECT_EQ(spec.inputs[1].second, out + "/gl.BLOSUM62");
     EXPECT_EQ(spec.outputs, (std::vector<std::string>{"hits", "summary"}));
     const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
+    EXPECT_EQ(params.search, "gl");  // the report finds a search's stored chunks by it
     EXPECT_EQ(params.database_residues, residues_of(database));
     EXPECT_EQ(params.database_sequences, 45u);
     EXPECT_EQ(params.gaps.open, 12);
@@ -78,6 +80,12 @@ TEST(SwWorkunit, BlockTargetsSetsTheTargetsBetweenCheckpoints) {
   ASSERT_EQ(run.specs.size(), 1u);
   const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(run.specs[0].inputs[0].second)));
   EXPECT_EQ(params.block_targets, 7u);
+  // A search name that is not a plain name (it becomes part of file names) is refused.
+  nlohmann::json json = sw::sw_params_json(params);
+  json["search"] = "../elsewhere";
+  EXPECT_THROW(sw::parse_sw_params(json), helix::InputError);
+  json.erase("search");  // older WUs have none
+  EXPECT_EQ(sw::parse_sw_params(json).search, "");
 }
 
 // Each refusal is one line naming the problem, and --out stays empty.
