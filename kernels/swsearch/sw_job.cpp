@@ -2,6 +2,7 @@
 #include "sw_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -292,7 +293,18 @@ nlohmann::json sw_params_json(const SwParams& p) {
   return json;
 }
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return seconds;
+}
+}  // namespace
+
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime) {
+  SearchPhases phases;
+  auto clock = std::chrono::steady_clock::now();
   const ScoreMatrix matrix = parse_ncbi_matrix(read_file_text(runtime.resolve("matrix")), params.matrix_name);
   const KarlinAltschul ka = karlin_altschul(params.matrix_name, params.gaps);
   const std::vector<FastaRecord> queries = parse_fasta(read_file_text(runtime.resolve("queries")), "queries");
@@ -302,6 +314,7 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   const std::string print = fingerprint(params, queries.size(), chunk);
   ScanState state;
   state.candidates.resize(queries.size());
+  phases.read = seconds_since(clock);
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, state);
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
@@ -316,10 +329,14 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     if (stop || runtime.checkpoint_due()) runtime.save_state(encode_state(state, print));
     if (stop) throw StopRequested();
   }
-  SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description()};
+  phases.scan = seconds_since(clock);
+  SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   const auto ends = reported_ends(queries, state, chunk, params, matrix, engine);
+  phases.ends = seconds_since(clock);
   for (std::size_t q = 0; q < queries.size(); ++q)
     result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], chunk, params, matrix, ka));
+  phases.align = seconds_since(clock);
+  result.phases = phases;
   runtime.report_progress(1.0);
   return result;
 }

@@ -72,11 +72,16 @@ struct QueryHits {
   int query_length = 0;
   std::vector<Hit> hits;  // score descending, then ordinal ascending; only scores > 0
 };
+// Where a job's wall time went, seconds (the app prints it to stderr).
+struct SearchPhases {
+  double read = 0, scan = 0, ends = 0, align = 0;
+};
 struct SearchResult {
   SwParams params;
   std::vector<QueryHits> queries;
   std::uint64_t chunk_targets = 0, chunk_residues = 0;
   std::string engine;
+  SearchPhases phases;  // this run's (after a restart, the scan since it)
 };
 
 // Reads "params", "matrix" (NCBI text), "queries" (FASTA) and "database"

@@ -63,7 +63,7 @@ TEST(SwAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
       EXPECT_EQ(got.target_id, want.target_id);
       EXPECT_EQ(got.target_ordinal, want.target_ordinal);
       EXPECT_EQ(got.score, want.score);
-      EXPECT_EQ(sw::hits_tsv({{}, {{"q", 0, {got}}}, 0, 0, ""}), sw::hits_tsv({{}, {{"q", 0, {want}}}, 0, 0, ""}))
+      EXPECT_EQ(sw::hits_tsv({{}, {{"q", 0, {got}}}, 0, 0, "", {}}), sw::hits_tsv({{}, {{"q", 0, {want}}}, 0, 0, "", {}}))
           << "query " << expected[q].query_id << " rank " << r + 1;
       hits_from_later_chunks |= want.target_ordinal >= 15;
     }
