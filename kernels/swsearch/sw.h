@@ -13,6 +13,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,26 @@ Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std
 // the sequences.
 Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
                    const ScoreMatrix& matrix, const GapPenalties& gaps, const LocalScore& end);
+
+// Where a DP cell's values came from (the reference's recurrences), for the
+// traceback: ties go to the diagonal, then F, then E; inside a gap, to opening
+// it (from H) over extending it.
+enum TracebackBits : std::uint8_t {
+  kHFromZero = 0,
+  kHFromDiagonal = 1,
+  kHFromF = 2,  // gap in the target: query residue against nothing (I)
+  kHFromE = 3,  // gap in the query: target residue against nothing (D)
+  kHSourceMask = 3,
+  kEExtends = 4,  // E(i,j) came from E(i,j-1), else it opened from H(i,j-1)
+  kFExtends = 8,  // F(i,j) came from F(i-1,j), else it opened from H(i-1,j)
+};
+// sw_align()'s walk from `end` (whose cell holds end_score) over the cells'
+// bits, bits_at(i, j) for 1 <= i <= end.query_end + 1, 1 <= j <= end.target_end
+// + 1 (DP coordinates: residue i - 1 against residue j - 1); what sw_align()
+// returns when the bits are the reference's. Throws std::invalid_argument when
+// the bits lead the walk off the matrix (they cannot be the reference's).
+Alignment trace_back(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                     const LocalScore& end, int end_score, const std::function<std::uint8_t(int, int)>& bits_at);
 
 // The score of the alignment that `cigar` describes from (query_begin,
 // target_begin). Throws InputError when the CIGAR is malformed or runs off

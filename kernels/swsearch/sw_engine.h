@@ -2,12 +2,12 @@
 // target (database) sequences and scores a query against all of them: the
 // best local alignment score of each pair, exactly sw_score(...).score. For
 // the few pairs a report shows it also says where each score ends, exactly as
-// sw_score() does; how they align is the reference's job (sw_align()).
+// sw_score() does, and how they align, exactly as sw_align() does.
 //
 // Contents:
 //   TargetSet, make_target_set()   concatenated, encoded targets (sorted by length when the chunk is)
 //   HitPair                         a reported hit whose end is wanted
-//   SwEngine                        load targets, score a query against them, find reported hits' ends
+//   SwEngine                        load targets, score a query against them, find reported hits' ends and alignments
 //   make_cpu_engine(), make_gpu_engine(), sw_gpu_device_count()
 #pragma once
 #include <cstdint>
@@ -53,6 +53,15 @@ class SwEngine {
   virtual std::vector<LocalScore> ends(const std::vector<std::vector<std::uint8_t>>& queries,
                                        const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
                                        const GapPenalties& gaps);
+  // alignments[p] = sw_align(queries[pairs[p].query], pairs[p].target, matrix,
+  // gaps, ends[p]): its score is what the recurrences hold at the end's cell,
+  // which the caller compares with the end's. Throws std::invalid_argument for
+  // an end outside its sequences. This base version runs the reference on the
+  // calling thread; the GPU engine computes the cells' traceback bits on the
+  // device and only walks them on the host (trace_back()).
+  virtual std::vector<Alignment> alignments(const std::vector<std::vector<std::uint8_t>>& queries,
+                                            const std::vector<HitPair>& pairs, const std::vector<LocalScore>& ends,
+                                            const ScoreMatrix& matrix, const GapPenalties& gaps);
 };
 
 // The reference's recurrences, plain and single-threaded (for tests and as

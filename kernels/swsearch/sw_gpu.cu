@@ -25,9 +25,10 @@
 // (score of each residue code against each query row, strip by strip) is read
 // through the read-only cache.
 //
-// Reported hits' ends (ends(): a few pairs per query, once per WU) run the
-// reference's recurrences as they are, one thread per pair (end_kernel), so
-// that the host does not.
+// Reported hits' ends (ends(): a few pairs per query, once per WU) and the
+// traceback bits of their alignments (alignments()) run the reference's
+// recurrences as they are, a warp per pair (warp_dp_kernel), so that the host
+// does not; the host only walks the bits back (trace_back()).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -446,57 +447,136 @@ __global__ void __launch_bounds__(kThreadsPerBlock) rescore_kernel(KernelArgumen
   if (lane == 0) a.scores[target] = best;
 }
 
-// ------------------------------------------------------------ reported hits' ends
+// ------------------------------------------------------------ reported hits: ends and traceback bits
 //
-// One thread per (query, target) pair, in the reference's order: target
-// position j outer, query row i inner, 32-bit cells, and the best cell kept
-// only when strictly better, so the end is the first cell (j, then i) that
-// reaches the best score, as sw_score() has it. The column of (H, E) lives in
-// scratch, interleaved by pair (row i of pair p at i * pair_count + p), so
-// that a warp's lanes, on the same row, load neighbouring words.
-struct EndArguments {
+// A warp per (query, target) pair, 32-bit cells, the reference's recurrences
+// exactly: lane k owns query strip 32 p + k (32 rows) of pass p and processes
+// target column j at step j + k, the row above passed by shuffle (lane 0 of
+// a later pass reads it from the scratch row lane 31 of the pass before
+// left). Scores from the matrix in shared memory, the strip's query codes in
+// registers, so one launch serves pairs of any query.
+//
+// Ends (kTrace false): the whole matrix; each lane keeps, of its rows' cells,
+// the best score's smallest column, then smallest row, and so does the warp:
+// the first cell in sw_score()'s order (target position outer) that reaches
+// the best.
+//
+// Traceback (kTrace true): the box of rows x columns up to a hit's end, every
+// cell's TracebackBits (4 bits: 32 rows of a strip make a uint4 per column,
+// at bits[(j * strips + strip)]), and H at the box's corner; the host walks
+// them with trace_back(), the reference's own walk.
+struct WarpDpArguments {
   const std::uint8_t* queries;         // back to back
   const std::uint64_t* query_offsets;  // query q is queries[query_offsets[q] .. query_offsets[q + 1])
   const std::uint8_t* targets;         // one per pair, back to back
   const std::uint64_t* target_offsets;
   const std::uint32_t* pair_query;
+  const int2* boxes;                   // traceback: per pair (rows, columns)
   std::uint32_t pair_count;
-  const std::int8_t* matrix;  // score[target code][query code]
+  const std::int8_t* matrix;           // score[target code][query code]
   int gap_open, gap_extend;
-  int2* scratch;              // (H, E) of the previous column
-  int3* ends;                 // (score, query end, target end), 0-based; -1 when the score is 0
+  int2* scratch;                       // per pair, from scratch_offsets[pair]: (H, F) per column
+  const std::uint64_t* scratch_offsets;
+  uint4* bits;                         // traceback: per pair, from bits_offsets[pair]
+  const std::uint64_t* bits_offsets;
+  int3* results;                       // ends: (score, query end, target end), -1 when 0; traceback: (corner H, 0, 0)
 };
 
-__global__ void __launch_bounds__(kThreadsPerBlock) end_kernel(EndArguments a) {
+// Of two cells, the higher score wins, then the smaller column, then the smaller row.
+__device__ __forceinline__ bool better_end(int score, int column, int row, int other_score, int other_column,
+                                           int other_row) {
+  if (score != other_score) return score > other_score;
+  if (column != other_column) return column < other_column;
+  return row < other_row;
+}
+
+template <bool kTrace>
+__global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArguments a) {
   __shared__ int matrix[kAlphabetSize * kAlphabetSize];
   for (int k = threadIdx.x; k < kAlphabetSize * kAlphabetSize; k += blockDim.x) matrix[k] = a.matrix[k];
   __syncthreads();
-  const std::uint32_t pair = blockIdx.x * kThreadsPerBlock + threadIdx.x;
-  if (pair >= a.pair_count) return;
+  const std::uint32_t pair = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
+  if (pair >= a.pair_count) return;  // whole warps leave together
+  const int lane = threadIdx.x % 32;
   const std::uint32_t q = a.pair_query[pair];
   const std::uint8_t* query = a.queries + a.query_offsets[q];
-  const int rows = static_cast<int>(a.query_offsets[q + 1] - a.query_offsets[q]);
   const std::uint8_t* target = a.targets + a.target_offsets[pair];
-  const int columns = static_cast<int>(a.target_offsets[pair + 1] - a.target_offsets[pair]);
-  int2* column = a.scratch + pair;
-  const std::size_t stride = a.pair_count;
-  for (int i = 0; i < rows; ++i) column[i * stride] = make_int2(0, kNegativeInfinity);
-  int best = 0, best_row = -1, best_column = -1;
-  for (int j = 0; j < columns; ++j) {
-    const int* scores = matrix + target[j] * kAlphabetSize;
-    int f = kNegativeInfinity, h_above = 0, diagonal = 0;  // row 0: H = 0
-    for (int i = 0; i < rows; ++i) {
-      const int2 left = column[i * stride];  // H and E of row i + 1 at column j - 1
-      const int e = max(left.x - a.gap_open, left.y - a.gap_extend);
-      f = max(h_above - a.gap_open, f - a.gap_extend);
-      const int h = max(max(0, diagonal + scores[query[i]]), max(e, f));
-      diagonal = left.x;
-      column[i * stride] = make_int2(h, e);
-      h_above = h;
-      if (h > best) best = h, best_row = i, best_column = j;
+  int rows = static_cast<int>(a.query_offsets[q + 1] - a.query_offsets[q]);
+  int columns = static_cast<int>(a.target_offsets[pair + 1] - a.target_offsets[pair]);
+  if (kTrace) rows = a.boxes[pair].x, columns = a.boxes[pair].y;
+  const int strips = (rows + 31) / 32, passes = (strips + 31) / 32;
+  int2* scratch = a.scratch + a.scratch_offsets[pair];
+  int best = 0, best_row = -1, best_column = -1, corner = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int strip = pass * 32 + lane, first_row = strip * 32;
+    std::uint8_t codes[32];  // padding rows (past the query) score as residue 0: they lie below every real row
+#pragma unroll
+    for (int r = 0; r < 32; ++r) codes[r] = first_row + r < rows ? query[first_row + r] : 0;
+    int h[32], e[32];
+#pragma unroll
+    for (int r = 0; r < 32; ++r) h[r] = 0, e[r] = kNegativeInfinity;
+    int out_h = 0, out_f = kNegativeInfinity, above_previous = 0;
+    for (int step = 0; step < columns + 31; ++step) {
+      const int from_h = __shfl_up_sync(0xffffffffu, out_h, 1), from_f = __shfl_up_sync(0xffffffffu, out_f, 1);
+      const int j = step - lane;
+      if (j < 0 || j >= columns) continue;
+      int h_above = from_h, f = from_f;
+      if (lane == 0) {
+        h_above = 0, f = kNegativeInfinity;
+        if (pass > 0) {
+          const int2 saved = scratch[j];
+          h_above = saved.x, f = saved.y;
+        }
+      }
+      int diagonal = j == 0 ? 0 : above_previous;
+      above_previous = h_above;
+      const int* scores = matrix + target[j] * kAlphabetSize;
+      std::uint32_t words[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int r = 0; r < 32; ++r) {
+        const int e_open = h[r] - a.gap_open, e_extend = e[r] - a.gap_extend;
+        e[r] = max(e_open, e_extend);
+        const int f_open = h_above - a.gap_open, f_extend = f - a.gap_extend;
+        f = max(f_open, f_extend);
+        const int from_diagonal = diagonal + scores[codes[r]];
+        int value = 0, source = kHFromZero;
+        if (from_diagonal > value) value = from_diagonal, source = kHFromDiagonal;
+        if (f > value) value = f, source = kHFromF;
+        if (e[r] > value) value = e[r], source = kHFromE;
+        diagonal = h[r];
+        h[r] = value;
+        h_above = value;
+        if (kTrace) {
+          words[r / 8] |= static_cast<std::uint32_t>(source | (e_extend > e_open ? kEExtends : 0) |
+                                                     (f_extend > f_open ? kFExtends : 0))
+                          << (4 * (r % 8));
+          if (first_row + r == rows - 1 && j == columns - 1) corner = value;
+        } else if (value >= best && value > 0 && first_row + r < rows &&
+                   better_end(value, j, first_row + r, best, best_column, best_row)) {
+          best = value, best_row = first_row + r, best_column = j;  // passes revisit columns: compare, not just >
+        }
+      }
+      if (kTrace && strip < strips)
+        a.bits[a.bits_offsets[pair] + static_cast<std::uint64_t>(j) * strips + strip] =
+            make_uint4(words[0], words[1], words[2], words[3]);
+      out_h = h_above, out_f = f;
+      if (lane == 31 && pass + 1 < passes) scratch[j] = make_int2(out_h, out_f);
     }
+    __syncwarp();  // lane 31's row is visible to lane 0 in the next pass
   }
-  a.ends[pair] = make_int3(best, best_row, best_column);
+  if (kTrace) {
+    for (int step = 16; step >= 1; step /= 2) corner = max(corner, __shfl_xor_sync(0xffffffffu, corner, step));
+    if (lane == 0) a.results[pair] = make_int3(corner, 0, 0);  // H >= 0: only the corner's owner holds a non-zero
+    return;
+  }
+  for (int step = 16; step >= 1; step /= 2) {
+    const int other = __shfl_xor_sync(0xffffffffu, best, step);
+    const int other_row = __shfl_xor_sync(0xffffffffu, best_row, step);
+    const int other_column = __shfl_xor_sync(0xffffffffu, best_column, step);
+    if (better_end(other, other_column, other_row, best, best_column, best_row))
+      best = other, best_row = other_row, best_column = other_column;
+  }
+  if (lane == 0) a.results[pair] = best > 0 ? make_int3(best, best_row, best_column) : make_int3(0, -1, -1);
 }
 
 class GpuEngine final : public SwEngine {
@@ -597,20 +677,42 @@ class GpuEngine final : public SwEngine {
   std::vector<LocalScore> ends(const std::vector<std::vector<std::uint8_t>>& queries,
                                const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
                                const GapPenalties& gaps) override {
-    std::vector<LocalScore> out;
-    out.reserve(pairs.size());
+    std::vector<LocalScore> out(pairs.size());
     if (pairs.empty()) return out;
     check_gaps(gaps);
     upload_queries_and_matrix(queries, matrix);
-    std::size_t longest_query = 1;
-    for (const auto& query : queries) longest_query = std::max(longest_query, query.size());
-    // Batches whose scratch stays within kEndScratchBytes (a long query's
-    // column is long: titin's is 280 kB).
-    const std::size_t batch = std::max<std::size_t>(1, kEndScratchBytes / (sizeof(int2) * longest_query));
-    for (std::size_t first = 0; first < pairs.size(); first += batch) {
-      const std::size_t count = std::min(batch, pairs.size() - first);
-      for (const int3& end : ends_of_batch(pairs, first, count, longest_query, gaps))
-        out.push_back(LocalScore{end.x, end.y, end.z});
+    for (const WarpDpBatch& batch : batches(pairs, {}, queries)) {
+      const std::vector<int3> results = run_warp_dp<false>(pairs, batch, gaps, nullptr);
+      for (std::size_t k = 0; k < batch.pairs.size(); ++k)
+        out[batch.pairs[k]] = LocalScore{results[k].x, results[k].y, results[k].z};
+    }
+    return out;
+  }
+
+  std::vector<Alignment> alignments(const std::vector<std::vector<std::uint8_t>>& queries,
+                                    const std::vector<HitPair>& pairs, const std::vector<LocalScore>& ends,
+                                    const ScoreMatrix& matrix, const GapPenalties& gaps) override {
+    if (ends.size() != pairs.size()) throw std::invalid_argument("alignments: one end per pair");
+    std::vector<Alignment> out(pairs.size());
+    check_gaps(gaps);
+    for (std::size_t p = 0; p < pairs.size(); ++p) check_end(queries, pairs[p], ends[p]);
+    upload_queries_and_matrix(queries, matrix);
+    for (const WarpDpBatch& batch : batches(pairs, ends, queries)) {
+      std::vector<uint4> bits;
+      const std::vector<int3> corners = run_warp_dp<true>(pairs, batch, gaps, &bits);
+      for (std::size_t k = 0; k < batch.pairs.size(); ++k) {
+        const std::size_t p = batch.pairs[k];
+        const std::vector<std::uint8_t>& query = queries[pairs[p].query];
+        const std::vector<std::uint8_t> target(pairs[p].target, pairs[p].target + pairs[p].target_length);
+        const uint4* words = bits.data() + batch.bits_offsets[k];
+        const int strips = (ends[p].query_end + 1 + 31) / 32;
+        out[p] = trace_back(query, target, ends[p], corners[k].x, [&](int i, int j) {
+          const uint4& w = words[static_cast<std::size_t>(j - 1) * strips + (i - 1) / 32];
+          const int r = (i - 1) % 32;
+          const std::uint32_t word = r < 8 ? w.x : r < 16 ? w.y : r < 24 ? w.z : w.w;
+          return static_cast<std::uint8_t>((word >> (4 * (r % 8))) & 0xF);
+        });
+      }
     }
     return out;
   }
@@ -755,7 +857,8 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaStreamSynchronize(stream_), "rescoring on the GPU");
   }
 
-  static constexpr std::size_t kEndScratchBytes = std::size_t{128} << 20;
+  // Device memory for one batch of hits: scratch rows and traceback bits.
+  static constexpr std::size_t kHitBatchBytes = std::size_t{256} << 20;
 
   void upload_queries_and_matrix(const std::vector<std::vector<std::uint8_t>>& queries, const ScoreMatrix& matrix) {
     std::vector<std::uint8_t> residues;
@@ -764,6 +867,7 @@ class GpuEngine final : public SwEngine {
       residues.insert(residues.end(), query.begin(), query.end());
       offsets.push_back(residues.size());
     }
+    if (residues.empty()) residues.push_back(0);  // no empty upload; the offsets say there is nothing
     end_queries_.upload(residues.data(), residues.size(), "copying the queries to the GPU");
     end_query_offsets_.upload(offsets.data(), offsets.size(), "copying the queries to the GPU");
     std::vector<std::int8_t> scores;
@@ -771,32 +875,97 @@ class GpuEngine final : public SwEngine {
     end_matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
   }
 
-  std::vector<int3> ends_of_batch(const std::vector<HitPair>& pairs, std::size_t first, std::size_t count,
-                                  std::size_t longest_query, const GapPenalties& gaps) {
-    std::vector<std::uint8_t> residues;
-    std::vector<std::uint64_t> offsets{0};
-    std::vector<std::uint32_t> pair_query;
-    for (std::size_t p = first; p < first + count; ++p) {
-      residues.insert(residues.end(), pairs[p].target, pairs[p].target + pairs[p].target_length);
-      offsets.push_back(residues.size());
-      pair_query.push_back(static_cast<std::uint32_t>(pairs[p].query));
+  // A hit's end must lie inside its sequences (sw_align's own check).
+  static void check_end(const std::vector<std::vector<std::uint8_t>>& queries, const HitPair& pair,
+                        const LocalScore& end) {
+    if (end.score == 0) return;
+    if (end.query_end < 0 || end.query_end >= static_cast<int>(queries.at(pair.query).size()) ||
+        end.target_end < 0 || end.target_end >= static_cast<int>(pair.target_length))
+      throw std::invalid_argument("sw_align: end (" + std::to_string(end.query_end) + ", " +
+                                  std::to_string(end.target_end) + ") lies outside the sequences");
+  }
+
+  // Pairs for one warp_dp_kernel launch, within kHitBatchBytes; with ends,
+  // the traceback of the box up to each end (pairs scoring 0 have none).
+  struct WarpDpBatch {
+    std::vector<std::size_t> pairs;
+    std::vector<int2> boxes;                 // traceback: (rows, columns)
+    std::vector<std::uint64_t> bits_offsets; // traceback: first uint4 of each pair's bits
+    std::uint64_t bits_words = 0, scratch_entries = 0;
+  };
+  static std::vector<WarpDpBatch> batches(const std::vector<HitPair>& pairs, const std::vector<LocalScore>& ends,
+                                          const std::vector<std::vector<std::uint8_t>>& queries) {
+    std::vector<WarpDpBatch> out(1);
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      const bool trace = !ends.empty();
+      if (trace && ends[p].score == 0) continue;
+      const int rows = trace ? ends[p].query_end + 1 : static_cast<int>(queries[pairs[p].query].size());
+      const int columns = trace ? ends[p].target_end + 1 : static_cast<int>(pairs[p].target_length);
+      const std::uint64_t words = trace ? static_cast<std::uint64_t>(columns) * ((rows + 31) / 32) : 0;
+      const std::uint64_t bytes = words * sizeof(uint4) + static_cast<std::uint64_t>(columns) * sizeof(int2);
+      WarpDpBatch* batch = &out.back();
+      if (!batch->pairs.empty() &&
+          (batch->bits_words + words) * sizeof(uint4) + (batch->scratch_entries + columns) * sizeof(int2) +
+                  bytes > kHitBatchBytes)
+        batch = &out.emplace_back();
+      batch->pairs.push_back(p);
+      batch->boxes.push_back(make_int2(rows, columns));
+      batch->bits_offsets.push_back(batch->bits_words);
+      batch->bits_words += words;
+      batch->scratch_entries += static_cast<std::uint64_t>(columns);
     }
+    if (out.back().pairs.empty()) out.pop_back();
+    return out;
+  }
+
+  template <bool kTrace>
+  std::vector<int3> run_warp_dp(const std::vector<HitPair>& pairs, const WarpDpBatch& batch, const GapPenalties& gaps,
+                                std::vector<uint4>* bits) {
+    const std::size_t count = batch.pairs.size();
+    std::vector<std::uint8_t> residues;
+    std::vector<std::uint64_t> offsets{0}, scratch_offsets;
+    std::vector<std::uint32_t> pair_query;
+    std::uint64_t scratch = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const HitPair& pair = pairs[batch.pairs[k]];
+      const std::size_t columns = static_cast<std::size_t>(batch.boxes[k].y);  // the box's (ends: whole) target
+      residues.insert(residues.end(), pair.target, pair.target + columns);
+      offsets.push_back(residues.size());
+      pair_query.push_back(static_cast<std::uint32_t>(pair.query));
+      scratch_offsets.push_back(scratch);
+      scratch += columns;
+    }
+    if (residues.empty()) residues.push_back(0);  // no empty upload; the offsets say there is nothing
     end_targets_.upload(residues.data(), residues.size(), "copying the hits' targets to the GPU");
     end_target_offsets_.upload(offsets.data(), offsets.size(), "copying the hits' targets to the GPU");
     end_pair_query_.upload(pair_query.data(), pair_query.size(), "copying the hits' queries to the GPU");
-    end_scratch_.allocate(count * longest_query, "allocating the hits' DP columns on the GPU");
-    end_results_.allocate(count, "allocating the hits' ends on the GPU");
-    const EndArguments args{end_queries_.data, end_query_offsets_.data, end_targets_.data, end_target_offsets_.data,
-                            end_pair_query_.data, static_cast<std::uint32_t>(count), end_matrix_.data, gaps.open,
-                            gaps.extend, end_scratch_.data, end_results_.data};
-    end_kernel<<<static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock, 0,
-                 stream_>>>(args);
-    check_cuda(cudaGetLastError(), "launching the hits' end kernel");
-    check_cuda(cudaStreamSynchronize(stream_), "finding the hits' ends on the GPU");
-    std::vector<int3> ends(count);
-    check_cuda(cudaMemcpy(ends.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
-               "copying the hits' ends back");
-    return ends;
+    end_scratch_offsets_.upload(scratch_offsets.data(), count, "copying the hits' layout to the GPU");
+    end_boxes_.upload(batch.boxes.data(), count, "copying the hits' boxes to the GPU");
+    end_scratch_.allocate(std::max<std::uint64_t>(scratch, 1), "allocating the hits' DP rows on the GPU");
+    end_results_.allocate(count, "allocating the hits' results on the GPU");
+    if (kTrace) {
+      end_bits_offsets_.upload(batch.bits_offsets.data(), count, "copying the hits' layout to the GPU");
+      end_bits_.allocate(std::max<std::uint64_t>(batch.bits_words, 1), "allocating the traceback bits on the GPU");
+    }
+    const WarpDpArguments args{end_queries_.data,   end_query_offsets_.data,   end_targets_.data,
+                               end_target_offsets_.data, end_pair_query_.data, end_boxes_.data,
+                               static_cast<std::uint32_t>(count), end_matrix_.data, gaps.open,
+                               gaps.extend,         end_scratch_.data,         end_scratch_offsets_.data,
+                               end_bits_.data,      end_bits_offsets_.data,    end_results_.data};
+    const std::size_t threads = count * 32;
+    warp_dp_kernel<kTrace><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
+                             kThreadsPerBlock, 0, stream_>>>(args);
+    check_cuda(cudaGetLastError(), "launching the hits' DP kernel");
+    check_cuda(cudaStreamSynchronize(stream_), "the hits' dynamic programming on the GPU");
+    std::vector<int3> results(count);
+    check_cuda(cudaMemcpy(results.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
+               "copying the hits' results back");
+    if (kTrace) {
+      bits->resize(batch.bits_words);
+      check_cuda(cudaMemcpy(bits->data(), end_bits_.data, batch.bits_words * sizeof(uint4), cudaMemcpyDeviceToHost),
+                 "copying the traceback bits back");
+    }
+    return results;
   }
 
   std::string name_;
@@ -822,7 +991,9 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
   DeviceBuffer<std::uint32_t> end_pair_query_;
   DeviceBuffer<std::int8_t> end_matrix_;
-  DeviceBuffer<int2> end_scratch_;
+  DeviceBuffer<int2> end_scratch_, end_boxes_;
+  DeviceBuffer<std::uint64_t> end_scratch_offsets_, end_bits_offsets_;
+  DeviceBuffer<uint4> end_bits_;
   DeviceBuffer<int3> end_results_;
 };
 

@@ -94,10 +94,6 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
   }
 }
 
-std::vector<std::uint8_t> target_residues(const DatabaseChunk& chunk, std::uint32_t index) {
-  return {chunk.targets.begin(index), chunk.targets.begin(index) + chunk.targets.length(index)};
-}
-
 TargetSet block_targets(const DatabaseChunk& chunk, std::uint32_t first, std::uint32_t count) {
   TargetSet set;
   set.residues.assign(chunk.targets.begin(first), chunk.targets.begin(first) + (chunk.targets.offsets[first + count] - chunk.targets.offsets[first]));
@@ -134,25 +130,48 @@ std::vector<std::vector<LocalScore>> reported_ends(const std::vector<FastaRecord
 
 // The reference's traceback from an engine's end; an end whose cell does not
 // hold the score is the engine's fault.
-Alignment aligned_from(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
-                       const ScoreMatrix& matrix, const GapPenalties& gaps, const LocalScore& end) {
-  Alignment a;
+// Alignments of every query's first `alignments` hits from their ends, in one
+// engine call (the GPU engine computes them on the device): per query, per rank.
+std::vector<std::vector<Alignment>> reported_alignments(const std::vector<FastaRecord>& queries,
+                                                        const ScanState& state,
+                                                        const std::vector<std::vector<LocalScore>>& ends,
+                                                        const DatabaseChunk& chunk, const SwParams& params,
+                                                        const ScoreMatrix& matrix, SwEngine& engine) {
+  std::vector<std::vector<std::uint8_t>> query_residues;
+  std::vector<HitPair> pairs;
+  std::vector<LocalScore> pair_ends;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    query_residues.push_back(queries[q].residues);
+    const std::size_t aligned = std::min<std::size_t>(params.alignments, state.candidates[q].size());
+    for (std::size_t rank = 0; rank < aligned; ++rank) {
+      const Candidate& c = state.candidates[q][rank];
+      pairs.push_back({q, chunk.targets.begin(c.index), chunk.targets.length(c.index)});
+      pair_ends.push_back(ends[q][rank]);
+    }
+  }
+  std::vector<Alignment> found;
   try {
-    a = sw_align(query, target, matrix, gaps, end);
+    found = engine.alignments(query_residues, pairs, pair_ends, matrix, params.gaps);
   } catch (const std::invalid_argument& error) {
     throw GpuError(std::string("hit end: ") + error.what());
   }
-  if (a.score != end.score)
-    throw GpuError("hit end (" + std::to_string(end.query_end) + ", " + std::to_string(end.target_end) + ") holds " +
-                   std::to_string(a.score) + ", not the score " + std::to_string(end.score));
-  return a;
+  if (found.size() != pairs.size()) throw GpuError("the engine aligned " + std::to_string(found.size()) + " of " + std::to_string(pairs.size()) + " hits");
+  std::vector<std::vector<Alignment>> per_query(queries.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const LocalScore& end = pair_ends[p];
+    if (found[p].score != end.score)
+      throw GpuError("hit end (" + std::to_string(end.query_end) + ", " + std::to_string(end.target_end) + ") holds " +
+                     std::to_string(found[p].score) + ", not the score " + std::to_string(end.score));
+    per_query[pairs[p].query].push_back(std::move(found[p]));
+  }
+  return per_query;
 }
 
-// The reported hits of one query: their ends, and alignments (the
-// reference's traceback from those ends) for the first few.
+// The reported hits of one query: their ends, and for the first few their
+// alignments (the reference's traceback from those ends).
 QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& candidates,
-                       const std::vector<LocalScore>& ends, const DatabaseChunk& chunk, const SwParams& params,
-                       const ScoreMatrix& matrix, const KarlinAltschul& ka) {
+                       const std::vector<LocalScore>& ends, const std::vector<Alignment>& alignments,
+                       const DatabaseChunk& chunk, const SwParams& params, const KarlinAltschul& ka) {
   QueryHits report{query.id, static_cast<int>(query.residues.size()), {}};
   for (std::size_t rank = 0; rank < candidates.size(); ++rank) {
     const Candidate& c = candidates[rank];
@@ -164,8 +183,8 @@ QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& c
     hit.bits = bit_score(ka, c.score);
     hit.evalue = evalue(ka, c.score, query.residues.size(), params.database_residues);
     hit.query_end = end.query_end + 1, hit.target_end = end.target_end + 1;
-    if (static_cast<int>(rank) < params.alignments) {
-      const Alignment a = aligned_from(query.residues, target_residues(chunk, c.index), matrix, params.gaps, end);
+    if (rank < alignments.size()) {
+      const Alignment& a = alignments[rank];
       hit.query_start = a.query_begin + 1, hit.target_start = a.target_begin + 1;
       hit.identities = a.identities, hit.length = a.length, hit.cigar = a.cigar;
     }
@@ -333,8 +352,9 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   const auto ends = reported_ends(queries, state, chunk, params, matrix, engine);
   phases.ends = seconds_since(clock);
+  const auto alignments = reported_alignments(queries, state, ends, chunk, params, matrix, engine);
   for (std::size_t q = 0; q < queries.size(); ++q)
-    result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], chunk, params, matrix, ka));
+    result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], alignments[q], chunk, params, ka));
   phases.align = seconds_since(clock);
   result.phases = phases;
   runtime.report_progress(1.0);

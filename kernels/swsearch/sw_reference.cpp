@@ -18,17 +18,6 @@ namespace {
 
 constexpr int kMinusInfinity = std::numeric_limits<int>::min() / 2;  // no overflow when a penalty is subtracted
 
-// Where a cell's values came from, for the traceback (one byte per cell).
-enum : std::uint8_t {
-  kHFromZero = 0,
-  kHFromDiagonal = 1,
-  kHFromF = 2,  // gap in the target: query residue against nothing (I)
-  kHFromE = 3,  // gap in the query: target residue against nothing (D)
-  kHSourceMask = 3,
-  kEExtends = 4,  // E(i,j) came from E(i,j-1), else it opened from H(i,j-1)
-  kFExtends = 8,  // F(i,j) came from F(i-1,j), else it opened from H(i-1,j)
-};
-
 // Runs the recurrences over query[0..rows) x target[0..columns), calling
 // visit(i, j, h, source_bits) for every cell, target position outer (the
 // order sw_score's tie rule names). Ties between sources go to the diagonal,
@@ -109,12 +98,21 @@ Alignment sw_align(const std::vector<std::uint8_t>& query, const std::vector<std
     if (i == rows && j == columns) alignment.score = h;
   });
   if (alignment.score == 0) return alignment;  // a wrong end: nothing to trace; the caller sees the score
+  return trace_back(query, target, end, alignment.score, [&](int i, int j) { return sources[at(i, j)]; });
+}
+
+Alignment trace_back(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target,
+                     const LocalScore& end, int end_score, const std::function<std::uint8_t(int, int)>& bits_at) {
+  Alignment alignment;
+  alignment.score = end_score;
+  if (end_score == 0) return alignment;
   // Walk back from the end; state H, E (in a D run) or F (in an I run).
   std::string reversed_ops;
-  int i = rows, j = columns;
+  int i = end.query_end + 1, j = end.target_end + 1;
   char state = 'H';
   while (true) {
-    const std::uint8_t bits = sources[at(i, j)];
+    if (i < 0 || j < 0) throw std::invalid_argument("trace_back: the walk left the matrix");
+    const std::uint8_t bits = i == 0 || j == 0 ? std::uint8_t{kHFromZero} : bits_at(i, j);  // row and column 0: H = 0
     if (state == 'H') {
       const std::uint8_t source = bits & kHSourceMask;
       if (source == kHFromZero) break;  // H = 0: the alignment starts after this cell
@@ -223,6 +221,19 @@ std::vector<LocalScore> SwEngine::ends(const std::vector<std::vector<std::uint8_
   for (const HitPair& pair : pairs) {
     const std::vector<std::uint8_t> target(pair.target, pair.target + pair.target_length);
     out.push_back(sw_score(queries.at(pair.query), target, matrix, gaps));
+  }
+  return out;
+}
+
+std::vector<Alignment> SwEngine::alignments(const std::vector<std::vector<std::uint8_t>>& queries,
+                                            const std::vector<HitPair>& pairs, const std::vector<LocalScore>& ends,
+                                            const ScoreMatrix& matrix, const GapPenalties& gaps) {
+  if (ends.size() != pairs.size()) throw std::invalid_argument("alignments: one end per pair");
+  std::vector<Alignment> out;
+  out.reserve(pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const std::vector<std::uint8_t> target(pairs[p].target, pairs[p].target + pairs[p].target_length);
+    out.push_back(sw_align(queries.at(pairs[p].query), target, matrix, gaps, ends[p]));
   }
   return out;
 }

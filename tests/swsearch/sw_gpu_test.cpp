@@ -1,7 +1,8 @@
 // sw_gpu_test.cpp: the CUDA engine's scores equal the reference's for every
 // pair: random and real-length sequences, every matrix, edge cases (length
 // 0 and 1 targets, an empty query, a target longer than anything else, scores
-// beyond 16 bits), long pairs. Skipped without a GPU.
+// beyond 16 bits), long pairs; the reported hits' ends and alignments.
+// Skipped without a GPU.
 #include <cstdlib>
 #include <filesystem>
 
@@ -150,6 +151,59 @@ TEST_F(SwGpu, EndsOfALongQueryComeInBatches) {
   for (int t = 0; t < 900; ++t) targets.push_back(random_protein(state, 20 + t % 40));
   targets[899] = std::vector<std::uint8_t>(queries[0].begin() + 19950, queries[0].end());  // the last batch's end
   expect_reference_ends(queries, targets, read_ncbi_matrix(kMatrixDir + "BLOSUM62"), {11, 1});
+}
+
+// alignments() on the GPU (traceback bits on the device, the walk on the
+// host) equals sw_align() from the same ends, field for field.
+void expect_reference_alignments(const std::vector<std::vector<std::uint8_t>>& queries,
+                                 const std::vector<std::vector<std::uint8_t>>& targets, const ScoreMatrix& matrix,
+                                 const GapPenalties& gaps) {
+  std::vector<HitPair> pairs;
+  std::vector<LocalScore> ends;
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const auto& target : targets) {
+      pairs.push_back({q, target.data(), target.size()});
+      ends.push_back(sw_score(queries[q], target, matrix, gaps));
+    }
+  const std::vector<Alignment> got = make_gpu_engine(0)->alignments(queries, pairs, ends, matrix, gaps);
+  ASSERT_EQ(got.size(), pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const std::vector<std::uint8_t> target(pairs[p].target, pairs[p].target + pairs[p].target_length);
+    const Alignment want = sw_align(queries[pairs[p].query], target, matrix, gaps, ends[p]);
+    const std::string where = matrix.name + " pair " + std::to_string(p) + " (query length " +
+                              std::to_string(queries[pairs[p].query].size()) + ", target length " +
+                              std::to_string(target.size()) + ")";
+    ASSERT_EQ(got[p].score, want.score) << where;
+    ASSERT_EQ(got[p].cigar, want.cigar) << where;
+    ASSERT_EQ(got[p].query_begin, want.query_begin) << where;
+    ASSERT_EQ(got[p].target_begin, want.target_begin) << where;
+    ASSERT_EQ(got[p].query_end, want.query_end) << where;
+    ASSERT_EQ(got[p].target_end, want.target_end) << where;
+    ASSERT_EQ(got[p].identities, want.identities) << where;
+    ASSERT_EQ(got[p].length, want.length) << where;
+  }
+}
+
+TEST_F(SwGpu, AlignmentsAreTheReferences) {
+  std::uint32_t state = 37;
+  std::vector<std::vector<std::uint8_t>> targets = {{}, repeat("W", 1), repeat("WK", 9), repeat("AAAC", 20),
+                                                    repeat("P", 50)};
+  for (int t = 0; t < 40; ++t) targets.push_back(random_protein(state, 1 + (t * 97) % 900));
+  // Repeats tie in many cells and between sources; related sequences give
+  // long alignments with gaps; a 1,500-residue query takes two passes of a warp.
+  std::vector<std::vector<std::uint8_t>> queries = {{}, repeat("W", 3), repeat("WK", 2), repeat("AAAC", 7),
+                                                    random_protein(state, 33), random_protein(state, 1500)};
+  std::vector<std::uint8_t> related = targets[20];
+  related.erase(related.begin() + related.size() / 3, related.begin() + related.size() / 3 + 7);  // a deletion
+  related.insert(related.begin() + related.size() / 2, 5, encode_protein("G", "g")[0]);          // an insertion
+  queries.push_back(related);
+  std::vector<std::uint8_t> long_related = queries[5];
+  long_related.erase(long_related.begin() + 1100, long_related.begin() + 1112);
+  targets.push_back(long_related);
+  const std::pair<const char*, GapPenalties> settings[] = {{"BLOSUM62", {11, 1}}, {"BLOSUM45", {15, 2}},
+                                                           {"PAM30", {10, 1}}, {"BLOSUM62", {4, 4}}};
+  for (const auto& [name, gaps] : settings)
+    expect_reference_alignments(queries, targets, read_ncbi_matrix(kMatrixDir + name), gaps);
 }
 
 }  // namespace
