@@ -25,14 +25,14 @@ inline void check_cuda(cudaError_t status, const char* what) {
 template <typename T>
 struct DeviceBuffer {
   T* data = nullptr;
-  std::size_t count = 0;
+  std::size_t count = 0, capacity = 0;
   DeviceBuffer() = default;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void allocate(std::size_t n, const char* what) {
     release();
     check_cuda(cudaMalloc(&data, (n ? n : 1) * sizeof(T)), what);
-    count = n;
+    count = n, capacity = n;
   }
   // Allocates and copies host data in, landed when it returns. A cudaMemcpy
   // from pageable memory may return before its last DMA has landed, and the
@@ -44,9 +44,19 @@ struct DeviceBuffer {
     check_cuda(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), what);
     check_cuda(cudaStreamSynchronize(cudaStreamLegacy), what);
   }
+  // The same into the buffer as it is when it holds n already (no cudaFree,
+  // which waits for the whole device, nor cudaMalloc): for per-call inputs of
+  // an engine that knows no kernel still reads the buffer.
+  void upload_reusing(const T* host, std::size_t n, const char* what) {
+    if (n > capacity) allocate(n, what);
+    count = n;
+    if (!n) return;
+    check_cuda(cudaMemcpy(data, host, n * sizeof(T), cudaMemcpyHostToDevice), what);
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), what);
+  }
   void release() {
     if (data) cudaFree(data);
-    data = nullptr, count = 0;
+    data = nullptr, count = 0, capacity = 0;
   }
   ~DeviceBuffer() { release(); }
 };

@@ -25,10 +25,11 @@ class SwsearchAppKind : public AppKind {
     const sw::SearchResult result = sw::run_sw_job(params, *engine, runtime);
     write_file_atomic(runtime.resolve("hits"), sw::hits_tsv(result));
     write_file_atomic(runtime.resolve("summary"), sw::sw_summary_json(result));
-    std::fprintf(stderr, "helix swsearch: %zu queries against %llu targets (%llu residues): read %.3f s, scan %.3f s, "
-                 "ends %.3f s, alignments %.3f s\n", result.queries.size(),
+    std::fprintf(stderr, "helix swsearch: %zu queries against %llu targets (%llu residues): read %.3f s, load %.3f s, "
+                 "scan %.3f s, ends %.3f s, alignments %.3f s\n", result.queries.size(),
                  static_cast<unsigned long long>(result.chunk_targets),
-                 static_cast<unsigned long long>(result.chunk_residues), result.phases.read, result.phases.scan,
+                 static_cast<unsigned long long>(result.chunk_residues), result.phases.read, result.phases.load,
+                 result.phases.scan,
                  result.phases.ends, result.phases.align);
   }
 };

@@ -751,7 +751,7 @@ class GpuEngine final : public SwEngine {
                            const ScoreMatrix& matrix, int rows, int padded_strips, const GapPenalties& gaps) {
     const std::vector<std::int16_t> profile =
         make_profile<std::int16_t>(query, matrix, padded_strips, kProfileCodes, rows, gaps.open);
-    buffer.upload(reinterpret_cast<const uint4*>(profile.data()), profile.size() / 8, "copying the query profile");
+    buffer.upload_reusing(reinterpret_cast<const uint4*>(profile.data()), profile.size() / 8, "copying the query profile");
   }
 
   // Sorted targets from the first pair holding one of kLongTarget residues
@@ -844,7 +844,7 @@ class GpuEngine final : public SwEngine {
     const int padded = (strips + 31) / 32 * 32;
     const std::vector<std::int8_t> profile =
         make_profile<std::int8_t>(query, matrix, padded, kAlphabetSize, kStripRows, 0);
-    profile8_.upload(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
+    profile8_.upload_reusing(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
   }
 
   // Targets whose 16-bit best may have saturated, again with 32-bit cells, a warp each.

@@ -335,10 +335,12 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   state.candidates.resize(queries.size());
   phases.read = seconds_since(clock);
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, state);
+  phases.read += seconds_since(clock);
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
     engine.load_targets(block_targets(chunk, first, count));
+    phases.load += seconds_since(clock);
     for (std::size_t q = 0; q < queries.size(); ++q)
       merge_block(state.candidates[q], engine.scores(queries[q].residues, matrix, params.gaps), first, chunk,
                   params.top_hits);
@@ -347,8 +349,8 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     const bool stop = runtime.should_stop();
     if (stop || runtime.checkpoint_due()) runtime.save_state(encode_state(state, print));
     if (stop) throw StopRequested();
+    phases.scan += seconds_since(clock);
   }
-  phases.scan = seconds_since(clock);
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   const auto ends = reported_ends(queries, state, chunk, params, matrix, engine);
   phases.ends = seconds_since(clock);

@@ -74,7 +74,7 @@ struct QueryHits {
 };
 // Where a job's wall time went, seconds (the app prints it to stderr).
 struct SearchPhases {
-  double read = 0, scan = 0, ends = 0, align = 0;
+  double read = 0, load = 0, scan = 0, ends = 0, align = 0;  // load: the blocks' targets onto the engine
 };
 struct SearchResult {
   SwParams params;
