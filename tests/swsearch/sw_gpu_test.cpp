@@ -83,12 +83,13 @@ TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
 }
 
 TEST_F(SwGpu, LongPairsTakeABlockEach) {
-  // Pairs holding a target of 3,000 residues or more go to the block kernel
-  // (kLongTarget), the rest to the lane groups: lengths on both sides of the
-  // threshold; queries of one pass of 256 rows (1 warp), of 4 and 10 passes
-  // (as many warps), and of 31 passes (16 warps, each taking two passes
-  // through the ring of boundary rows). Group sizes: 1 (1 row), 2 (33 rows),
-  // 32 with 1, 3 and 8 passes.
+  // Pairs holding a target of 3,000 residues or more (kLongTarget) go, for
+  // queries under 768 residues, to the transposed warp kernel (targets as
+  // rows, the 12,001-residue one in 12 passes of 1,024: queries 1, 33), else to the block
+  // kernel: 4 and 10 passes (as many warps) and 31 passes (16 warps, each
+  // taking two passes through the ring of boundary rows); the rest to the
+  // lane groups (group sizes 1, 4, and 32 with 2, 5 and 16 passes). Lengths on
+  // both sides of the threshold.
   std::uint32_t state = 23;
   std::vector<std::vector<std::uint8_t>> targets;
   for (int length : {2999, 3000, 3001, 4095, 4096, 5000, 7777, 12001, 300, 4500, 1024, 1025, 2000})
