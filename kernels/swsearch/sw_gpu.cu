@@ -584,24 +584,22 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
     }
     __syncwarp();  // lane 31's row is visible to lane 0 in the next pass
   }
-  if (kTrace) {
+  if constexpr (kMode == WarpDp::kTrace) {
     for (int step = 16; step >= 1; step /= 2) corner = max(corner, __shfl_xor_sync(0xffffffffu, corner, step));
     if (lane == 0) a.results[pair] = make_int3(corner, 0, 0);  // H >= 0: only the corner's owner holds a non-zero
-    return;
-  }
-  if (kMode == WarpDp::kScore) {
+  } else if constexpr (kMode == WarpDp::kScore) {
     for (int step = 16; step >= 1; step /= 2) best = max(best, __shfl_xor_sync(0xffffffffu, best, step));
     if (lane == 0) a.results[pair] = make_int3(best, 0, 0);
-    return;
+  } else {
+    for (int step = 16; step >= 1; step /= 2) {
+      const int other = __shfl_xor_sync(0xffffffffu, best, step);
+      const int other_row = __shfl_xor_sync(0xffffffffu, best_row, step);
+      const int other_column = __shfl_xor_sync(0xffffffffu, best_column, step);
+      if (better_end(other, other_column, other_row, best, best_column, best_row))
+        best = other, best_row = other_row, best_column = other_column;
+    }
+    if (lane == 0) a.results[pair] = best > 0 ? make_int3(best, best_row, best_column) : make_int3(0, -1, -1);
   }
-  for (int step = 16; step >= 1; step /= 2) {
-    const int other = __shfl_xor_sync(0xffffffffu, best, step);
-    const int other_row = __shfl_xor_sync(0xffffffffu, best_row, step);
-    const int other_column = __shfl_xor_sync(0xffffffffu, best_column, step);
-    if (better_end(other, other_column, other_row, best, best_column, best_row))
-      best = other, best_row = other_row, best_column = other_column;
-  }
-  if (lane == 0) a.results[pair] = best > 0 ? make_int3(best, best_row, best_column) : make_int3(0, -1, -1);
 }
 
 // The best scores of warp_dp_kernel's results into the engine's sorted scores.
