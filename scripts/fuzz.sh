@@ -31,7 +31,8 @@ sources=(core/byte_codec core/fasta core/file_io core/names
          hmmsearch/hmm_reference_engine hmmsearch/hmm_report hmmsearch/hmm_sampling hmmsearch/hmm_search
          mrf/mrf_files mrf/mrf_params mrf/mrf_reference mrf/mrf_solver mrf/mrf_summary
          swsearch/sw_cpu_engine swsearch/sw_job swsearch/sw_reference swsearch/sw_scoring swsearch/sw_statistics
-         mrf/mrf_check glcm/glcm_check glcm/glcm_batch swsearch/sw_check swsearch/sw_workunit
+         mrf/mrf_check glcm/glcm_check glcm/glcm_batch swsearch/sw_check swsearch/sw_workunit swsearch/sw_store
+         swsearch/sw_report
          hmmsearch/hmm_check hmmsearch/hmm_workunit hmmsearch/hmm_store)
 flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -Ikernels -Ikernels/core -Ikernels/glcm -Ikernels/hmmsearch -Ikernels/mrf
