@@ -22,8 +22,9 @@
 // Memory layout, per warp slice of 32 targets (slice w, slot l): target
 // residues packed four to a word and interleaved by slot (word k of slot l at
 // base_w + 32 k + l), and the scratch row the same way. The query profile
-// (score of each residue code against each query row, strip by strip) is read
-// through the read-only cache.
+// (score of each residue code against each query row, strip by strip): the
+// group kernel's blocks copy each pass's strips into shared memory; the
+// other kernels read it through the read-only cache.
 //
 // Reported hits' ends (ends(): a few pairs per query, once per WU) and the
 // traceback bits of their alignments (alignments()) run the reference's
@@ -218,6 +219,17 @@ struct PairStrip {
     }
     return rows;
   }
+  // The same from shared memory.
+  static __device__ __forceinline__ Rows load_shared_rows(const uint4* strip_profile, int code_first,
+                                                          int code_second) {
+    Rows rows;
+#pragma unroll
+    for (int k = 0; k < R / 8; ++k) {
+      rows.first[k] = strip_profile[code_first * (R / 8) + k];
+      rows.second[k] = strip_profile[code_second * (R / 8) + k];
+    }
+    return rows;
+  }
 
   // Target column j: `diagonal` is H - open of the row above the strip at
   // j - 1; ho_above and f are the row above's H - open and F at j on entry,
@@ -268,9 +280,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArgume
   for (int step = 16; step >= 1; step /= 2) warp_length = max(warp_length, __shfl_xor_sync(0xffffffffu, warp_length, step));
   int2* scratch = a.scratch + a.warps[pair.first / 32].scratch_base + pair.first % 32;
   std::uint32_t best = 0;
+  // The pass's G strips of the profile, in shared memory for the whole block
+  // (its warps' pairs have about the same length: sorted), so that the rows of
+  // every step come from shared memory instead of through L1.
+  extern __shared__ uint4 pass_profile[];
+  constexpr int kPassWords = G * kProfileCodes * (kStripRows / 8);
   for (int pass = 0; pass < a.passes; ++pass) {
-    const uint4* strip_profile =
-        a.profile + static_cast<std::size_t>(pass * G + lane) * kProfileCodes * (kStripRows / 8);
+    __syncthreads();  // every warp is done with the previous pass's rows
+    for (int k = threadIdx.x; k < kPassWords; k += kThreadsPerBlock)
+      pass_profile[k] = __ldg(a.profile + static_cast<std::size_t>(pass) * kPassWords + k);
+    __syncthreads();
+    const uint4* strip_profile = pass_profile + lane * kProfileCodes * (kStripRows / 8);
     Strip strip(a.minus_open_pair);
     std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
     const bool last_pass = pass + 1 == a.passes;
@@ -292,7 +312,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArgume
       }
       const std::uint32_t diagonal = j == 0 ? a.minus_open_pair : above_previous;
       above_previous = ho_above;
-      strip.column(Strip::load_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
+      strip.column(Strip::load_shared_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
       out_ho = ho_above, out_f = f, out_codes = codes;
       if (lane == G - 1 && !last_pass) scratch[32ull * j] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
     }
@@ -845,8 +865,9 @@ class GpuEngine final : public SwEngine {
   template <int G>
   void launch_pair_groups(const PairArguments& args) {
     const std::size_t threads = std::size_t{args.pair_end - args.pair_begin} * G;
+    const std::size_t shared_bytes = std::size_t{G} * kProfileCodes * (kStripRows / 8) * sizeof(uint4);
     pair_group_kernel<G><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
-                           kThreadsPerBlock, 0, stream_>>>(args);
+                           kThreadsPerBlock, shared_bytes, stream_>>>(args);
   }
 
   void score_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, int group_size, int passes) {
