@@ -2,11 +2,14 @@
 // a single whole-database run: globins45 split by helix-wu into 3 chunks, each
 // WU run with the reference engine and stored, sw_report() against one WU
 // over the whole database (same params, database_residues included); so are
-// the BLAST tabular and pairwise texts of `helix-wu swsearch report`, whose
-// number formats are BLAST's.
+// the BLAST tabular and pairwise texts of `helix-wu swsearch report` (the
+// library's and the command line's), whose number formats are BLAST's.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "core/file_io.h"
 #include "server_test_util.h"
 #include "sw_test_util.h"
 #include "swsearch/sw_server.h"
@@ -135,6 +138,33 @@ TEST(SwAssimilator, ReportTextsOfChunksEqualOneWholeDatabaseRun) {
             std::string::npos);
   EXPECT_NE(whole.alignments.find("\nSbjct  1    VLSDAEWQLVLNIWAKVEADVAGHGQDILIRLFKGHPETLEKFDKFKHLKTEAEMKASED  60\n"),
             std::string::npos);
+}
+
+TEST(SwAssimilator, ReportCommandWritesTheMergedTexts) {
+  SKIP_WITHOUT_SW_DATA();
+  // The chunks' results in a results database on disk, then `helix-wu swsearch
+  // report` through its command line: its files equal one whole-database
+  // run's texts; a search it does not hold is one error line.
+  const std::string chunks_dir = scratch_dir("sw_report_cli"), whole_dir = scratch_dir("sw_report_cli_whole");
+  const auto chunks = search(chunks_dir, "2300");
+  const sw::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
+  const std::string db_path = chunks_dir + "/results.sqlite";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sw::create_sw_tables(db);
+  for (std::size_t k = 0; k < chunks.size(); ++k) sw::store_sw_result(db, 300 + k, chunks[k].files());
+  sqlite3_close(db);
+  const ToolRun report = run_tool(std::string(HELIX_WU) + " swsearch report --results " + db_path + " --inputs " +
+                                  chunks_dir + "/in --out " + chunks_dir + "/report");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(read_file_text(chunks_dir + "/report/as.blast6.tsv"), whole.tabular);
+  EXPECT_EQ(read_file_text(chunks_dir + "/report/as.blast7.tsv"), whole.commented);
+  EXPECT_EQ(read_file_text(chunks_dir + "/report/as.alignments.txt"), whole.alignments);
+  const ToolRun missing = run_tool(std::string(HELIX_WU) + " swsearch report --results " + db_path +
+                                   " --search other --inputs " + chunks_dir + "/in --out " + chunks_dir + "/none");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "helix-wu: error: no swsearch result of search \"other\" is stored\n");
+  EXPECT_FALSE(std::filesystem::exists(chunks_dir + "/none"));
 }
 
 TEST(SwReport, NumbersAreFormattedAsBlastFormatsThem) {
