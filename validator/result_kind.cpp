@@ -7,14 +7,9 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/work_protocol.h"
 
 namespace helix {
-namespace {
-
-// A summary is small; anything bigger is refused before it is read.
-constexpr std::uintmax_t kMaxSummaryBytes = 1u << 20;
-
-}  // namespace
 
 const ServerKind& result_kind(const std::vector<std::string>& files) {
   if (files.empty()) throw InputError("a result has no files");

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/kind.h"
+#include "core/work_protocol.h"
 #include "glcm_job.h"
 
 namespace helix::glcm {
@@ -58,8 +59,6 @@ constexpr double kFlopsPerUpdateStep = 2000;
 // About four paper-size images (~22,000 windows, all 25 distances, 3 quantisations:
 // 22,000 x 1026 x 3 = 6.8e7 steps each) per WU: 6e11 operations, minutes on a GPU.
 constexpr double kDefaultMaxCostPerWu = 3e8;
-// The validator (result_kind) refuses summaries above 1 MiB before reading them.
-constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
 // Windows in one WU, over all its images: bounds the maps file the validator
 // decodes (each window 8 bytes of centre and up to 3 x 104 bytes of sums, so
 // at most ~1.3 GiB) and a host's memory. A 2048 x 2048 image has 4.06 million.

@@ -23,19 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// BOINC aborts a task past rsc_fpops_bound; 20x leaves room for hosts whose
-// speed is mis-estimated without letting a runaway task spin forever.
-constexpr double kFpopsBoundFactor = 20;
-// Host memory: the process, CUDA runtime and context, zstd (fixed part); per
-// pixel of the largest image: grey, ROI, window_centres' prefix sums (int32),
+// Host memory beyond kMemoryBaseBytes (core/work_protocol.h, with the fpops
+// and disk factors): per pixel of the largest image: grey, ROI, window_centres' prefix sums (int32),
 // libpng's rows and the engine's copy (16 bytes with slack); per window, held
 // for the whole job: its centre, the maps' sums per level and the current
 // block's sums, twice (the checkpoint and the maps file encode copies).
-constexpr double kMemoryBaseBytes = 256.0 * (1 << 20);
 constexpr double kMemoryBytesPerPixel = 16;
-// Disk: inputs, the three outputs at their worst, one checkpoint (the maps
-// unpacked), with room for the temporary file of an atomic write.
-constexpr double kDiskBoundFactor = 3;
 
 struct MakeOptions {
   std::vector<std::string> images, masks;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/kind.h"
+#include "core/work_protocol.h"
 #include "hmm_job.h"
 
 struct sqlite3;
@@ -55,8 +56,6 @@ constexpr double kOpsPerCell = 10;
 // Chunk size in residues when --chunk-residues is not given: ~20 MB of
 // FASTA, minutes per profile on one CPU core, seconds on a GPU.
 constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
-// The validator (and helix-validate itself) refuses summaries above 1 MiB.
-constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
 // The scores file at its largest: every target past Forward for every
 // profile, each name and description at most once per profile (they are in
 // the chunk's FASTA, chunk_bytes).

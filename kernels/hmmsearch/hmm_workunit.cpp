@@ -58,15 +58,11 @@ std::uint64_t max_domains_bytes(const HmmParams& params) {
 
 namespace {
 
-// BOINC aborts a task past rsc_fpops_bound; 20x leaves room for hosts whose
-// speed is mis-estimated without letting a runaway task spin forever.
-constexpr double kFpopsBoundFactor = 20;
-// Host memory: the process, CUDA runtime and context (fixed part); per byte
-// of the chunk's FASTA: the text, the digitized targets and a block's copy
+// Host memory beyond kMemoryBaseBytes (core/work_protocol.h, with the fpops
+// and disk factors): per byte of the chunk's FASTA: the text, the digitized targets and a block's copy
 // (~3 bytes); per target its name and description (in the FASTA already) and
 // vector headers (~100 bytes); per model node the configured profile in its
 // four forms (~1 KB with HMMER's 29 codes per node).
-constexpr double kMemoryBaseBytes = 256.0 * (1 << 20);
 constexpr double kMemoryBytesPerChunkByte = 3;
 constexpr double kMemoryBytesPerTarget = 100;
 constexpr double kMemoryBytesPerNode = 1024;
@@ -74,8 +70,6 @@ constexpr double kMemoryBytesPerNode = 1024;
 // posteriors, optimal accuracy; three states a cell) of an envelope, at
 // worst the chunk's longest target against the longest model.
 constexpr double kMemoryBytesPerDomainCell = 48;
-// Disk: inputs and outputs, with room for the temporary file of an atomic write.
-constexpr double kDiskBoundFactor = 3;
 // A tblout line beyond its names, accessions and description; and a header line.
 constexpr double kTbloutLineFixedBytes = 200, kTbloutHeaderBytes = 3 * 300;
 

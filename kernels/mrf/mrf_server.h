@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/kind.h"
+#include "core/work_protocol.h"
 #include "mrf.h"
 
 namespace helix::mrf {
@@ -45,7 +46,6 @@ std::vector<std::string> render_slices(const Volume& volume, const std::vector<s
 // frame for kMaxVoxels labels. Largest summary: 1 MiB.
 std::uint64_t max_labels_file_bytes();
 std::uint64_t max_labels_file_bytes(std::uint64_t voxels);
-constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
 
 // Validator init mode for files = {labels.hxl, summary.json}; see docs/server.md
 // for the list of checks. Never throws: every failure is an outcome.

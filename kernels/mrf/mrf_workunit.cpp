@@ -26,17 +26,10 @@ namespace {
 // energies (~10), the SplitMix64 proposal hash (~10), the accept test, and the
 // per-sweep class sums (~6) and energy bookkeeping: about 60 operations.
 constexpr double kFlopsPerVoxelUpdate = 60;
-// BOINC aborts a task past rsc_fpops_bound; 20x leaves room for slow hosts'
-// mis-estimated speeds without letting a runaway task spin forever.
-constexpr double kFpopsBoundFactor = 20;
-// Host memory per voxel: volume int16 (2) + engine labels (1) + solver-state
+// Host memory per voxel beyond kMemoryBaseBytes (core/work_protocol.h, with
+// the fpops and disk factors): volume int16 (2) + engine labels (1) + solver-state
 // labels for the checkpoint (1) + result labels (1) + checkpoint zstd buffer (1).
 constexpr double kMemoryBytesPerVoxel = 6;
-// Fixed part: process, CUDA runtime and context, zstd contexts, energy table.
-constexpr double kMemoryBaseBytes = 256.0 * (1 << 20);
-// Disk: inputs + outputs + one checkpoint (about one label frame), with slack
-// for the temporary file of an atomic write.
-constexpr double kDiskBoundFactor = 3;
 
 void ensure_plain_name(const std::string& name) {
   const bool plain = !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/kind.h"
+#include "core/work_protocol.h"
 #include "sw_job.h"
 
 struct sqlite3;
@@ -59,8 +60,6 @@ constexpr double kOpsPerCell = 10;
 constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
 // Queries per WU when --queries-per-wu is not given.
 constexpr std::size_t kDefaultQueriesPerWu = 16;
-// The validator refuses summaries above 1 MiB before reading them.
-constexpr std::uint64_t kMaxSummaryBytes = 1u << 20;
 // The hits file at its largest: top_hits lines per query, each two ids of at
 // most `longest_id` characters and the numbers, and a CIGAR of at most 2
 // characters per column (query + longest target columns) on the first

@@ -59,18 +59,12 @@ std::uint64_t max_hits_bytes(const SwParams& params, const std::vector<int>& que
 
 namespace {
 
-// BOINC aborts a task past rsc_fpops_bound; 20x leaves room for hosts whose
-// speed is mis-estimated without letting a runaway task spin forever (as glcm).
-constexpr double kFpopsBoundFactor = 20;
-// Host memory: the process, CUDA runtime and context (fixed part); per chunk
-// residue: the decoded chunk, its copy as a block on the engine and the
-// compressed file while decoding (~4 bytes); per target its id (up to 1000
-// bytes, ~64 typical) and offsets.
-constexpr double kMemoryBaseBytes = 256.0 * (1 << 20);
+// Host memory beyond kMemoryBaseBytes (core/work_protocol.h, with the fpops
+// and disk factors): per chunk residue the decoded chunk, its copy as a block
+// on the engine and the compressed file while decoding (~4 bytes); per target
+// its id (up to 1000 bytes, ~64 typical) and offsets.
 constexpr double kMemoryBytesPerResidue = 4;
 constexpr double kMemoryBytesPerTarget = 1100;
-// Disk: inputs and outputs, with room for the temporary file of an atomic write.
-constexpr double kDiskBoundFactor = 3;
 constexpr const char* kNcbiMatrixDir = "/usr/share/ncbi/data/";
 
 struct MakeOptions {

@@ -124,7 +124,7 @@ TEST(MrfValidator, MissingInputVolumeIsTransient) {
 
 TEST(MrfValidator, OversizedSummaryIsInvalid) {
   GenuineResult genuine = genuine_result("oversize");
-  std::ofstream(genuine.summary_path, std::ios::app) << std::string(mrf::kMaxSummaryBytes, ' ');
+  std::ofstream(genuine.summary_path, std::ios::app) << std::string(kMaxSummaryBytes, ' ');
   EXPECT_EQ(check(genuine, false).verdict, Verdict::kInvalid);
   EXPECT_EQ(validate_init(genuine, false), 1);
 }
