@@ -1,13 +1,19 @@
-// sqlite_support.h: the two SQLite helpers every kind's assimilator storage
+// sqlite_support.h: the SQLite helpers every kind's assimilator storage
 // uses: execute() for schema statements and Statement, a prepared statement
-// that finalizes itself. Errors become std::runtime_error("sqlite: ...").
+// that finalizes itself (errors become std::runtime_error("sqlite: ...")); and
+// for the searches' merged reports, the results database opened read-only and
+// the search a report is about.
 #pragma once
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/errors.h"
 
 namespace helix {
 
@@ -54,5 +60,32 @@ class Statement {
   sqlite3_stmt* statement_ = nullptr;
   int index_ = 0;
 };
+
+struct DatabaseClose {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+using ReadOnlyDatabase = std::unique_ptr<sqlite3, DatabaseClose>;
+
+// The results database (helix-assimilate --db) for reading; InputError when
+// it does not exist or cannot be opened.
+inline ReadOnlyDatabase open_results_read_only(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) throw InputError("results database " + path + " does not exist");
+  sqlite3* raw = nullptr;
+  const int code = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  ReadOnlyDatabase db(raw);
+  if (code != SQLITE_OK) throw InputError(path + ": " + (raw ? sqlite3_errmsg(raw) : "cannot open"));
+  return db;
+}
+
+// The search a report is about: `given`, or else the database's only one of
+// `kind` (`stored`); InputError when there is none or several to choose from.
+inline std::string chosen_search(const std::string& given, const std::vector<std::string>& stored,
+                                 const std::string& path, const std::string& kind) {
+  if (!given.empty()) return given;
+  if (stored.size() != 1)
+    throw InputError(path + " holds " + std::to_string(stored.size()) + " " + kind +
+                     " searches: name one with --search");
+  return stored.front();
+}
 
 }  // namespace helix

@@ -21,6 +21,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/names.h"
+#include "core/sqlite_support.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
 #include "hmm_server.h"
@@ -323,10 +324,6 @@ struct ReportCommandOptions {
   bool partial = false;
 };
 
-struct DbClose {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-
 // File stem per profile: its name when plain and unique, else profile_<k>.
 std::vector<std::string> profile_stems(const std::vector<ProfileOutcome>& profiles) {
   std::map<std::string, int> uses;
@@ -350,19 +347,8 @@ std::size_t reported_targets(const std::string& tblout) {
 }
 
 void run_report(const ReportCommandOptions& options) {
-  if (!fs::is_regular_file(options.results)) throw InputError("results database " + options.results + " does not exist");
-  sqlite3* raw = nullptr;
-  const int code = sqlite3_open_v2(options.results.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  std::unique_ptr<sqlite3, DbClose> db(raw);
-  if (code != SQLITE_OK) throw InputError(options.results + ": " + (raw ? sqlite3_errmsg(raw) : "cannot open"));
-  std::string search = options.search;
-  if (search.empty()) {
-    const std::vector<std::string> searches = hmm_searches(db.get());
-    if (searches.size() != 1)
-      throw InputError(options.results + " holds " + std::to_string(searches.size()) +
-                       " hmmsearch searches: name one with --search");
-    search = searches.front();
-  }
+  const ReadOnlyDatabase db = open_results_read_only(options.results);
+  const std::string search = chosen_search(options.search, hmm_searches(db.get()), options.results, "hmmsearch");
   const SearchReport report = hmm_report(db.get(), search, options.partial);
   fs::create_directories(options.out);
   const std::vector<std::string> stems = profile_stems(report.profiles);

@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/names.h"
+#include "core/sqlite_support.h"
 #include "sw_server.h"
 
 namespace helix::sw {
@@ -277,24 +278,9 @@ struct ReportOptions {
   std::string results, search, inputs, out;
 };
 
-struct DbClose {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-
 void run_report(const ReportOptions& options) {
-  if (!fs::is_regular_file(options.results)) throw InputError("results database " + options.results + " does not exist");
-  sqlite3* raw = nullptr;
-  const int code = sqlite3_open_v2(options.results.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  std::unique_ptr<sqlite3, DbClose> db(raw);
-  if (code != SQLITE_OK) throw InputError(options.results + ": " + (raw ? sqlite3_errmsg(raw) : "cannot open"));
-  std::string search = options.search;
-  if (search.empty()) {
-    const std::vector<std::string> searches = sw_searches(db.get());
-    if (searches.size() != 1)
-      throw InputError(options.results + " holds " + std::to_string(searches.size()) +
-                       " swsearch searches: name one with --search");
-    search = searches.front();
-  }
+  const ReadOnlyDatabase db = open_results_read_only(options.results);
+  const std::string search = chosen_search(options.search, sw_searches(db.get()), options.results, "swsearch");
   const SwParams params = sw_search_params(db.get(), search);
   const std::vector<QueryHits> merged = sw_report(db.get(), params.top_hits, params.alignments, search);
   const ReportTexts texts = sw_report_texts(merged, params, read_report_inputs(options.inputs, params, merged));
