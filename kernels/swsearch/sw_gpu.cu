@@ -706,9 +706,9 @@ class GpuEngine final : public SwEngine {
     const int passes = (strips + group_size - 1) / group_size;
     const int long_strips = static_cast<int>((query.size() + kLongRows - 1) / kLongRows);
     const int long_passes = (long_strips + 31) / 32;
-    // Every profile before any launch: reallocating a buffer (cudaFree) while
-    // a kernel runs would wait for it.
-    upload_profile8(query, matrix, strips);
+    // Every profile the launches read before any launch: reallocating a buffer
+    // (cudaFree) while a kernel runs would wait for it. The 32-bit kernel's
+    // profile only when a score needs it, after the launches have finished.
     upload_pair_profile(profile16_, query, matrix, kStripRows, passes * group_size, gaps);
     const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
     if (long_pairs_ > 0 && !transposed)
@@ -730,7 +730,10 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaMemcpyAsync(&flagged, flagged_count_.data, sizeof flagged, cudaMemcpyDeviceToHost, stream_),
                "copying the saturation count back");
     check_cuda(cudaStreamSynchronize(stream_), "scoring on the GPU");
-    if (flagged > 0) rescore_in_32_bits(gaps, strips, flagged);
+    if (flagged > 0) {
+      upload_profile8(query, matrix, strips);
+      rescore_in_32_bits(gaps, strips, flagged);
+    }
     std::vector<std::int32_t> sorted(target_count_);
     check_cuda(cudaMemcpy(sorted.data(), scores_.data, target_count_ * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
                "copying scores back");
