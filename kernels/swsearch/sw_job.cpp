@@ -104,17 +104,16 @@ TargetSet block_targets(const DatabaseChunk& chunk, std::uint32_t first, std::ui
 // Where every reported hit ends, all queries at once (the engine's ends():
 // on the GPU engine one launch for the WU). A scan score the end search does
 // not reproduce is the engine's fault: a temporary exit, never a result.
-std::vector<std::vector<LocalScore>> reported_ends(const std::vector<FastaRecord>& queries, const ScanState& state,
-                                                   const DatabaseChunk& chunk, const SwParams& params,
-                                                   const ScoreMatrix& matrix, SwEngine& engine) {
-  std::vector<std::vector<std::uint8_t>> query_residues;
+std::vector<std::vector<LocalScore>> reported_ends(const std::vector<std::vector<std::uint8_t>>& queries,
+                                                   const ScanState& state, const DatabaseChunk& chunk,
+                                                   const SwParams& params, const ScoreMatrix& matrix,
+                                                   SwEngine& engine) {
   std::vector<HitPair> pairs;
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    query_residues.push_back(queries[q].residues);
     for (const Candidate& c : state.candidates[q])
       pairs.push_back({q, chunk.targets.begin(c.index), chunk.targets.length(c.index)});
   }
-  const std::vector<LocalScore> ends = engine.ends(query_residues, pairs, matrix, params.gaps);
+  const std::vector<LocalScore> ends = engine.ends(queries, pairs, matrix, params.gaps);
   if (ends.size() != pairs.size()) throw GpuError("the engine found " + std::to_string(ends.size()) + " ends for " + std::to_string(pairs.size()) + " hits");
   std::vector<std::vector<LocalScore>> per_query(queries.size());
   std::size_t k = 0;
@@ -132,16 +131,14 @@ std::vector<std::vector<LocalScore>> reported_ends(const std::vector<FastaRecord
 // hold the score is the engine's fault.
 // Alignments of every query's first `alignments` hits from their ends, in one
 // engine call (the GPU engine computes them on the device): per query, per rank.
-std::vector<std::vector<Alignment>> reported_alignments(const std::vector<FastaRecord>& queries,
+std::vector<std::vector<Alignment>> reported_alignments(const std::vector<std::vector<std::uint8_t>>& queries,
                                                         const ScanState& state,
                                                         const std::vector<std::vector<LocalScore>>& ends,
                                                         const DatabaseChunk& chunk, const SwParams& params,
                                                         const ScoreMatrix& matrix, SwEngine& engine) {
-  std::vector<std::vector<std::uint8_t>> query_residues;
   std::vector<HitPair> pairs;
   std::vector<LocalScore> pair_ends;
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    query_residues.push_back(queries[q].residues);
     const std::size_t aligned = std::min<std::size_t>(params.alignments, state.candidates[q].size());
     for (std::size_t rank = 0; rank < aligned; ++rank) {
       const Candidate& c = state.candidates[q][rank];
@@ -151,7 +148,7 @@ std::vector<std::vector<Alignment>> reported_alignments(const std::vector<FastaR
   }
   std::vector<Alignment> found;
   try {
-    found = engine.alignments(query_residues, pairs, pair_ends, matrix, params.gaps);
+    found = engine.alignments(queries, pairs, pair_ends, matrix, params.gaps);
   } catch (const std::invalid_argument& error) {
     throw GpuError(std::string("hit end: ") + error.what());
   }
@@ -352,9 +349,11 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     phases.scan += seconds_since(clock);
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
-  const auto ends = reported_ends(queries, state, chunk, params, matrix, engine);
+  std::vector<std::vector<std::uint8_t>> query_residues;  // the engine's calls take the residues alone
+  for (const FastaRecord& query : queries) query_residues.push_back(query.residues);
+  const auto ends = reported_ends(query_residues, state, chunk, params, matrix, engine);
   phases.ends = seconds_since(clock);
-  const auto alignments = reported_alignments(queries, state, ends, chunk, params, matrix, engine);
+  const auto alignments = reported_alignments(query_residues, state, ends, chunk, params, matrix, engine);
   for (std::size_t q = 0; q < queries.size(); ++q)
     result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], alignments[q], chunk, params, ka));
   phases.align = seconds_since(clock);
