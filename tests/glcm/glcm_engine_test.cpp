@@ -166,6 +166,32 @@ TEST(GlcmGpuEngine, EqualsTheCpuEngineOnEveryLevelAndDistance) {
   }
 }
 
+// The shapes that stress the GPU's shared counters most: one grey level (every
+// pair in one cell and one bin of each histogram, the features' zero-variance
+// and zero-entropy cases) and a one-pixel checkerboard (two levels, every
+// difference in one bin), with full 32-window segments on every row.
+TEST(GlcmGpuEngine, EqualsTheCpuEngineOnFlatAndCheckerboardImages) {
+  if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const int size = 64;
+  GreyImage flat{size, size, std::vector<std::uint8_t>(size * size, 201)};
+  GreyImage checkerboard{size, size, {}};
+  for (int y = 0; y < size; ++y)
+    for (int x = 0; x < size; ++x) checkerboard.pixels.push_back((x + y) % 2 ? 255 : 3);
+  const std::vector<WindowCentre> centres =
+      window_centres(std::vector<std::uint8_t>(size * size, 1), size, size, kWindowRadius);
+  ASSERT_EQ(centres.size(), 32u * 32u);
+  auto cpu = make_cpu_engine();
+  auto gpu = make_gpu_engine(0);
+  for (const GreyImage* image : {&flat, &checkerboard}) {
+    cpu->load(*image, centres);
+    gpu->load(*image, centres);
+    for (int divisor : kLevelDivisors)
+      for (int distance : {1, 2, 7, 16, 25})
+        ASSERT_EQ(gpu->window_sums(divisor, distance), cpu->window_sums(divisor, distance))
+            << (image == &flat ? "flat" : "checkerboard") << " divisor " << divisor << " distance " << distance;
+  }
+}
+
 TEST(GlcmGpuEngine, EmptyAndSingleWindowImages) {
   if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const GreyImage image = textured_image(33, 33, 3);
