@@ -154,8 +154,10 @@ HELIX_GLCM_HD void haralick_features(const GlcmSums& g, std::int64_t total_xlogx
   out[kInformationCorrelation1] =
       marginal_entropy_num > 0 ? -static_cast<double>(mutual_num) / static_cast<double>(marginal_entropy_num) : 0.0;
   // f13 sqrt(1 - exp(-2 (HXY2 - HXY))), HXY2 = 2 HX.
+  // 1 - e^(-2m) as -expm1(-2m): near m = 0, where IMC2 ~ sqrt(2m), 1 - exp
+  // would keep only the bits of 2m above 2^-53 (m = 1e-12: 4 digits).
   const double mutual = ldexp(static_cast<double>(mutual_num), -kFixedBits) / s;
-  const double one_minus = 1.0 - glcm_exp(-2.0 * mutual);
+  const double one_minus = -glcm_expm1(-2.0 * mutual);
   out[kInformationCorrelation2] = sqrt(one_minus > 0 ? one_minus : 0.0);
 }
 

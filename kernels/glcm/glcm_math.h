@@ -1,6 +1,6 @@
 // glcm_math.h: deterministic natural log and exp for the glcm kind.
 //
-// Contents: HELIX_GLCM_HD (host/device marker), glcm_log(x), glcm_exp(x).
+// Contents: HELIX_GLCM_HD (host/device marker), glcm_log(x), glcm_exp(x), glcm_expm1(x).
 //
 // Why our own: libm's log/exp differ between hosts and from CUDA's, in the
 // last bit. The Haralick features are compared bit for bit between the CPU
@@ -57,6 +57,20 @@ HELIX_GLCM_HD double glcm_exp(double x) {
   double series = 1.0;
   for (int n = 20; n >= 1; --n) series = 1.0 + series * r / n;
   return ldexp(series, static_cast<int>(k));
+}
+
+// e^x - 1 for finite x <= 709, to within a few ulp of the result also when
+// x is near 0, where glcm_exp(x) - 1 keeps only the bits of x above ulp(1)
+// (for x = -1e-12 it has about 4 correct digits). For |x| <= ln2/2 it sums
+// (e^x - 1) / x = 1 + x/2! + x^2/3! + ... to x^20/21! in Horner form
+// (remainder below 0.35^21/22! ~ 1e-31) and multiplies by x; beyond, e^x is at
+// least sqrt 2 or at most 1/sqrt 2 away from 1 and glcm_exp(x) - 1 loses at
+// most two bits.
+HELIX_GLCM_HD double glcm_expm1(double x) {
+  if (x < -0.34657359027997265471 || x > 0.34657359027997265471) return glcm_exp(x) - 1.0;
+  double series = 1.0;
+  for (int n = 22; n >= 2; --n) series = 1.0 + series * x / n;
+  return x * series;
 }
 
 }  // namespace helix::glcm

@@ -276,5 +276,31 @@ TEST(GlcmMath, LogAndExpAgreeWithLibm) {
   EXPECT_EQ(glcm_exp(-800.0), 0.0);
 }
 
+TEST(GlcmMath, Expm1KeepsItsDigitsNearZero) {
+  for (double x : {-700.0, -30.0, -2.0, -0.5, -0.3466, -0.3, -1e-3, -1e-8, -1e-12, -1e-17, -1e-300, 0.0, 1e-300, 1e-12,
+                   1e-8, 0.1, 0.3466, 0.5, 1.0, 20.0})
+    EXPECT_NEAR(glcm_expm1(x), std::expm1(x), 4e-16 * std::fabs(std::expm1(x))) << x;
+  EXPECT_EQ(glcm_expm1(0.0), 0.0);
+  EXPECT_EQ(glcm_expm1(-800.0), -1.0);
+}
+
+// IMC2 = sqrt(1 - e^(-2m)) of a GLCM with a tiny mutual information m: rows
+// almost proportional ({(5,5):20000, (5,6):40000, (6,5):40000, (6,6):80001},
+// scaled down to the kind's S < 2^15 by counts of 200/400/400/801). Its
+// correct value, from the same m, is sqrt(-expm1(-2m)); 1 - exp(-2m) would
+// have kept only a few digits of it.
+TEST(GlcmFeatures, Imc2IsAccurateForATinyMutualInformation) {
+  std::vector<std::int32_t> counts(16 * 16, 0);
+  counts[5 * 16 + 5] = 200, counts[5 * 16 + 6] = 400, counts[6 * 16 + 5] = 400, counts[6 * 16 + 6] = 801;
+  const Features f = features_of_glcm(counts, 16);
+  const GlcmSums g = glcm_sums(counts, 16);
+  const std::int64_t mutual_num = 2 * (xlogx_fixed(g.total) - g.marginal_xlogx) - (xlogx_fixed(g.total) - g.cell_xlogx);
+  ASSERT_GT(mutual_num, 0);
+  const long double mutual = std::ldexp(static_cast<long double>(mutual_num), -kFixedBits) / g.total;
+  ASSERT_LT(mutual, 1e-6L);
+  const double exact = static_cast<double>(std::sqrt(-std::expm1(-2 * mutual)));
+  EXPECT_NEAR(f[kInformationCorrelation2], exact, 4e-16 * exact);
+}
+
 }  // namespace
 }  // namespace helix::glcm
