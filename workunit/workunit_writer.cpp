@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/names.h"
+#include "core/size_class.h"
 
 namespace helix {
 namespace {
@@ -84,6 +85,9 @@ void check_spec(const WorkunitSpec& spec) {
   for (const auto& logical : spec.shared_inputs)
     if (std::none_of(spec.inputs.begin(), spec.inputs.end(), [&](const auto& input) { return input.first == logical; }))
       throw InputError("shared input '" + logical + "' is not one of the work unit's inputs");
+  if (spec.size_class < -1 || spec.size_class >= kSizeClassCount)
+    throw InputError("size class " + std::to_string(spec.size_class) + " is not one of 0.." +
+                     std::to_string(kSizeClassCount - 1));
 }
 
 }  // namespace
@@ -140,6 +144,10 @@ std::string create_work_script(const WorkunitSpec& spec) {
      << "# (it calls bin/stage_file and bin/create_work and writes to templates/).\n"
      << "# The resource bounds (rsc_fpops_est/bound, rsc_memory_bound, rsc_disk_bound)\n"
      << "# and the quorum are in the WU template, so create_work needs no flags for them.\n"
+     << (spec.size_class >= 0 ? "# Size class " + std::to_string(spec.size_class) +
+                                    ": the app needs n_size_classes " + std::to_string(kSizeClassCount) +
+                                    " and size_regulator running (docs/deploy.md).\n"
+                              : std::string())
      << "set -euo pipefail\n"
      << "here=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
      << "# The result template goes to templates/ under a name made from its content:\n"
@@ -150,6 +158,7 @@ std::string create_work_script(const WorkunitSpec& spec) {
   sh << "bin/create_work --appname helix --wu_name " << name << " \\\n"
      << "  --wu_template templates/" << name << ".wu_template.xml \\\n"
      << "  --result_template templates/" << result_template;
+  if (spec.size_class >= 0) sh << " \\\n  --size_class " << spec.size_class;
   for (const auto& input : spec.inputs) sh << " \\\n  " << file_name_of(input.second);
   sh << "\n";
   return sh.str();

@@ -59,6 +59,7 @@ struct WorkunitSpec {
   double memory_bound_bytes = 0;                             // rsc_memory_bound
   double disk_bound_bytes = 0;  // the WU's own files in the slot (workunit/ adds the app version's: rsc_disk_bound)
   double max_output_bytes = 0;                               // <max_nbytes> per output file
+  int size_class = -1;  // create_work --size_class (core/size_class.h); -1: none
 };
 
 struct ServerOptions {

@@ -59,6 +59,10 @@ constexpr double kFlopsPerUpdateStep = 2000;
 // About four paper-size images (~22,000 windows, all 25 distances, 3 quantisations:
 // 22,000 x 1026 x 3 = 6.8e7 steps each) per WU: 6e11 operations, minutes on a GPU.
 constexpr double kDefaultMaxCostPerWu = 3e8;
+// The GPU size class's (core/size_class.h): 40 x that, about 176 paper-size
+// images (13 s on an H100, hours on one CPU core); kMaxWindowsPerWu (190 such
+// images) bounds it anyway.
+constexpr double kGpuMaxCostPerWu = 1.2e10;
 // Windows in one WU, over all its images: bounds the maps file the validator
 // decodes (each window 8 bytes of centre and up to 3 x 104 bytes of sums, so
 // at most ~1.3 GiB) and a host's memory. A 2048 x 2048 image has 4.06 million.

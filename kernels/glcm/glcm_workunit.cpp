@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/size_class.h"
 #include "core/names.h"
 #include "glcm_server.h"
 
@@ -38,6 +39,7 @@ struct MakeOptions {
   std::string levels = "64,32,16", distances = "1-25";
   int map_distance = 0;
   double max_cost = kDefaultMaxCostPerWu;
+  SizeClass size_class = SizeClass::kNone;
 };
 
 // One input image, checked: where its pixels and ROI come from and its windows.
@@ -286,10 +288,16 @@ void add_make_command(CLI::App& glcm, std::function<void(const WorkunitSpec&)> e
   command->add_option("--levels", options->levels, "grey levels, any of 64,32,16");
   command->add_option("--distances", options->distances, "distances in 1..25: list and ranges, e.g. 1-25 or 1,2,5-7");
   command->add_option("--map-distance", options->map_distance, "distance of the per-window maps (0: none)");
-  command->add_option("--max-cost-per-wu", options->max_cost, "windows x displacements x levels per WU");
+  command->add_option("--max-cost-per-wu", options->max_cost,
+                      "windows x displacements x levels per WU (default 3e8; size class gpu 1.2e10)");
+  add_size_class_option(command, &options->size_class);
   command->add_option("--name", options->name, "WU name prefix: WUs are PREFIX_0, PREFIX_1, ...")->required();
   command->add_option("--out", options->out, "output directory")->required();
-  command->callback([options, emit] { run_make(*options, emit); });
+  command->callback([options, emit, command] {
+    if (!given(command, "--max-cost-per-wu"))
+      options->max_cost = size_class_default(options->size_class, kDefaultMaxCostPerWu, kGpuMaxCostPerWu);
+    run_make(*options, emit_in_size_class(emit, options->size_class));
+  });
 }
 
 void add_map_command(CLI::App& glcm) {

@@ -56,6 +56,8 @@ constexpr double kOpsPerCell = 10;
 // Chunk size in residues when --chunk-residues is not given: ~20 MB of
 // FASTA, minutes per profile on one CPU core, seconds on a GPU.
 constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
+// The GPU size class's chunk (core/size_class.h): 10 x the residues.
+constexpr std::uint64_t kGpuChunkResidues = 200'000'000;
 // The scores file at its largest: every target past Forward for every
 // profile, each name and description at most once per profile (they are in
 // the chunk's FASTA, chunk_bytes).

@@ -20,6 +20,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/size_class.h"
 #include "core/names.h"
 #include "core/sqlite_support.h"
 #include "hmm_file.h"
@@ -81,6 +82,7 @@ struct MakeOptions {
   double report_evalue = 10, F1 = 0.02, F2 = 1e-3, F3 = 1e-5;
   double domZ = 0;  // 0: not given (hmmsearch's default, hmm_job.h)
   bool no_bias = false;
+  SizeClass size_class = SizeClass::kNone;
 };
 
 // A database chunk as planned: targets [first, end) of the database.
@@ -301,7 +303,8 @@ void add_make_command(CLI::App& hmmsearch, std::function<void(const WorkunitSpec
                       "protein database, FASTA, may be gzipped (ordinals: FASTA order from 0)")
       ->required();
   command->add_option("--chunk-residues", options->chunk_residues,
-                      "database chunk size in residues, about (default 20,000,000)");
+                      "database chunk size in residues, about (default 20,000,000; size class gpu 200,000,000)");
+  add_size_class_option(command, &options->size_class);
   command->add_option("--block-targets", options->block_targets,
                       "targets searched between checkpoints (default 16384)");
   command->add_option("-E,--report-evalue", options->report_evalue,
@@ -314,7 +317,11 @@ void add_make_command(CLI::App& hmmsearch, std::function<void(const WorkunitSpec
                       "domain search space (hmmsearch --domZ); default: the number of targets reported, counted "
                       "over the whole database in the merged report");
   command->add_option("--out", options->out, "output directory")->required();
-  command->callback([options, emit] { run_make(*options, emit); });
+  command->callback([options, emit, command] {
+    if (!given(command, "--chunk-residues"))
+      options->chunk_residues = size_class_default(options->size_class, kDefaultChunkResidues, kGpuChunkResidues);
+    run_make(*options, emit_in_size_class(emit, options->size_class));
+  });
 }
 
 // ---------------------------------------------------------------- report

@@ -14,6 +14,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/size_class.h"
 #include "mrf_files.h"
 #include "mrf_phantom.h"
 #include "mrf_server.h"
@@ -66,6 +67,7 @@ struct MakeOptions {
   std::string volume, name, out;
   MrfParams params;  // defaults; CLI options overwrite fields
   std::vector<double> initial_means;
+  SizeClass size_class = SizeClass::kNone;
 };
 
 // The options as a params JSON, checked by the same parser the app uses.
@@ -159,7 +161,10 @@ void add_make_command(CLI::App& mrf, std::function<void(const WorkunitSpec&)> em
   command->add_option("--max-sweeps", p.max_sweeps, "sweep limit");
   command->add_option("--seed", p.seed, "proposal seed");
   command->add_option("--initial-means", options->initial_means, "air bone liver, HU")->expected(3);
-  command->callback([options, emit] { run_make(*options, emit); });
+  // A WU is one volume whatever its class: the class only says which hosts
+  // get it (e.g. the largest volumes to GPU hosts; docs/deploy.md).
+  add_size_class_option(command, &options->size_class);
+  command->callback([options, emit] { run_make(*options, emit_in_size_class(emit, options->size_class)); });
 }
 
 void add_render_command(CLI::App& mrf) {

@@ -60,6 +60,11 @@ constexpr double kOpsPerCell = 10;
 constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
 // Queries per WU when --queries-per-wu is not given.
 constexpr std::size_t kDefaultQueriesPerWu = 16;
+// The GPU size class's defaults (core/size_class.h): 10 x the residues and 32 x
+// the queries, 320 x the cells (a CPU-class WU is about a minute on one core,
+// a GPU-class one tens of seconds of scan on an H100; bench/RESULTS.md).
+constexpr std::uint64_t kGpuChunkResidues = 200'000'000;
+constexpr std::size_t kGpuQueriesPerWu = 512;
 // The hits file at its largest: top_hits lines per query, each two ids of at
 // most `longest_id` characters and the numbers, and a CIGAR of at most 2
 // characters per column (query + longest target columns) on the first

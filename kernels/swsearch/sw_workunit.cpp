@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/size_class.h"
 #include "core/names.h"
 #include "core/sqlite_support.h"
 #include "sw_server.h"
@@ -74,6 +75,7 @@ struct MakeOptions {
   std::uint32_t block_targets = SwParams{}.block_targets;
   std::uint64_t chunk_residues = kDefaultChunkResidues;
   std::size_t queries_per_wu = kDefaultQueriesPerWu;
+  SizeClass size_class = SizeClass::kNone;
 };
 
 // A database chunk as planned: FASTA records [first, end) of the database.
@@ -265,13 +267,20 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->add_option("--top-hits", options->top_hits, "hits reported per query, 1..10000 (default 50)");
   command->add_option("--alignments", options->alignments, "of them, with a full alignment, 0..top-hits (default 10)");
   command->add_option("--chunk-residues", options->chunk_residues,
-                      "database chunk size in residues, about (default 20,000,000)");
-  command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 16)");
+                      "database chunk size in residues, about (default 20,000,000; size class gpu 200,000,000)");
+  command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 16; size class gpu 512)");
+  add_size_class_option(command, &options->size_class);
   command->add_option("--block-targets", options->block_targets,
                       "targets scored between checkpoints, 1..16777216 (default 65536)");
   command->add_option("--name", options->name, "search name: WUs are NAME_b<batch>_c<chunk>")->required();
   command->add_option("--out", options->out, "output directory")->required();
-  command->callback([options, emit] { run_make(*options, emit); });
+  command->callback([options, emit, command] {
+    if (!given(command, "--chunk-residues"))
+      options->chunk_residues = size_class_default(options->size_class, kDefaultChunkResidues, kGpuChunkResidues);
+    if (!given(command, "--queries-per-wu"))
+      options->queries_per_wu = size_class_default(options->size_class, kDefaultQueriesPerWu, kGpuQueriesPerWu);
+    run_make(*options, emit_in_size_class(emit, options->size_class));
+  });
 }
 
 struct ReportOptions {

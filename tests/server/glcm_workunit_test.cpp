@@ -160,6 +160,25 @@ TEST(GlcmMake, BatchesImagesByCostIntoWorkUnits) {
   EXPECT_GE(run.specs[1].max_output_bytes, static_cast<double>(kMaxSummaryBytes));
 }
 
+// Job size matching (core/size_class.h): the class marks every WU; an
+// explicit --max-cost-per-wu wins over the GPU class's 1.2e10.
+TEST(GlcmMake, SizeClassMarksTheWorkUnitsAndExplicitCostsWin) {
+  SKIP_WITHOUT_SKIMAGE();
+  const std::string in = scratch_dir("glcm_class_in"), out = scratch_dir("glcm_class_out");
+  const auto paths = write_crops(in, {{60, 60}, {70, 64}, {80, 80}});
+  const WuRun gpu = run_glcm_wu({"glcm", "make", "--image", paths[0], "--image", paths[1], "--image", paths[2], "--levels",
+                                 "64", "--distances", "1-2", "--size-class", "gpu", "--name", "big", "--out", out});
+  const WuRun sized = run_glcm_wu({"glcm", "make", "--image", paths[0], "--image", paths[1], "--image", paths[2],
+                                   "--levels", "64", "--distances", "1-2", "--size-class", "gpu", "--max-cost-per-wu",
+                                   "20000", "--name", "plate", "--out", out});
+  ASSERT_EQ(gpu.error + sized.error, "");
+  ASSERT_EQ(gpu.specs.size(), 1u);
+  EXPECT_EQ(gpu.specs[0].size_class, 1);
+  ASSERT_EQ(sized.specs.size(), 2u);  // as BatchesImagesByCostIntoWorkUnits
+  EXPECT_EQ(sized.specs[1].size_class, 1);
+  EXPECT_NE(read_file_text(out + "/plate_1.create_work.sh").find("--size_class 1"), std::string::npos);
+}
+
 TEST(GlcmMake, ImageDirAndMasksGoIntoTheWorkUnit) {
   SKIP_WITHOUT_SKIMAGE();
   const std::string in = scratch_dir("glcm_dir"), masks = scratch_dir("glcm_masks"), out = scratch_dir("glcm_out");

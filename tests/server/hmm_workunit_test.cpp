@@ -78,6 +78,25 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
   EXPECT_EQ(wu_name_of_result_file("/x/gl_c2_1_3"), "gl_c2");
 }
 
+// Job size matching (core/size_class.h): the class marks every WU and goes on
+// create_work's command line; an explicit --chunk-residues wins over the GPU
+// class's 200,000,000.
+TEST(HmmWorkunit, SizeClassMarksTheWorkUnitsAndExplicitSizesWin) {
+  SKIP_WITHOUT_HMM_DATA();
+  const std::string dir = scratch_dir("hmm_wu_class");
+  const std::string db = tutorial_file("globins45.fa"), profiles = profiles_file_of(dir, {"globins4.hmm"});
+  const auto gpu = run_hmm_wu({"hmmsearch", "make", "--name", "gl", "--profiles", profiles, "--database", db,
+                               "--size-class", "gpu", "--out", dir + "/gpu"});
+  const auto sized = run_hmm_wu({"hmmsearch", "make", "--name", "gl", "--profiles", profiles, "--database", db,
+                                 "--size-class", "gpu", "--chunk-residues", "2300", "--out", dir + "/sized"});
+  ASSERT_EQ(gpu.error + sized.error, "");
+  ASSERT_EQ(gpu.specs.size(), 1u);
+  EXPECT_EQ(gpu.specs[0].size_class, 1);
+  ASSERT_EQ(sized.specs.size(), 3u);
+  for (const auto& spec : sized.specs) EXPECT_EQ(spec.size_class, 1);
+  EXPECT_NE(read_file_text(dir + "/sized/gl_c2.create_work.sh").find("--size_class 1"), std::string::npos);
+}
+
 TEST(HmmWorkunit, GzippedDatabaseIsRead) {
   SKIP_WITHOUT_HMM_DATA();
   const std::string dir = scratch_dir("hmm_wu_gz");

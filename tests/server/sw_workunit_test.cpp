@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "server_test_util.h"
 #include "sw_test_util.h"
+#include "workunit_writer.h"
 #include "swsearch/sw_server.h"
 
 namespace helix::test {
@@ -69,6 +70,43 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
   const auto queries = sw::parse_fasta(read_file_text(run.specs[3].inputs[2].second), "batch 1");
   ASSERT_EQ(queries.size(), 1u);
   EXPECT_EQ(queries[0].id, database[2].id);
+}
+
+// Job size matching (core/size_class.h): the GPU class's defaults put 32 x the
+// queries (and 10 x the residues) in a WU, an explicit size option still wins,
+// the class goes on create_work's command line, and nothing the app, the
+// validator or the assimilator reads changes with it.
+TEST(SwWorkunit, SizeClassesSetTheDefaultsAndMarkTheWorkUnits) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string dir = scratch_dir("sw_wu_class"), queries = globin_queries(dir, 45);
+  auto make = [&](const std::string& out, const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"swsearch", "make", "--db", kGlobins, "--queries", queries,
+                                  "--name", "gl", "--out", dir + "/" + out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_sw_wu(args);
+  };
+  const WuRun none = make("none", {}), cpu = make("cpu", {"--size-class", "cpu"});
+  const WuRun gpu = make("gpu", {"--size-class", "gpu"});
+  const WuRun sized = make("sized", {"--size-class", "GPU", "--queries-per-wu", "16", "--chunk-residues", "2300"});
+  ASSERT_EQ(none.error + cpu.error + gpu.error + sized.error, "");
+  EXPECT_EQ(none.specs.size(), 3u);  // 45 queries, 16 a WU, one chunk of 6,519 residues
+  ASSERT_EQ(cpu.specs.size(), 3u);
+  EXPECT_EQ(gpu.specs.size(), 1u);       // 512 a WU
+  EXPECT_EQ(sized.specs.size(), 3u * 3u);  // the explicit sizes
+  for (const auto& spec : none.specs) EXPECT_EQ(spec.size_class, -1);
+  for (const auto& spec : cpu.specs) EXPECT_EQ(spec.size_class, 0);
+  for (const auto& spec : gpu.specs) EXPECT_EQ(spec.size_class, 1);
+  for (const auto& spec : sized.specs) EXPECT_EQ(spec.size_class, 1);
+  const std::string gpu_script = read_file_text(dir + "/gpu/gl_b0_c0.create_work.sh");
+  EXPECT_NE(gpu_script.find("  --size_class 1 \\\n  gl_b0_c0.params.json"), std::string::npos) << gpu_script;
+  EXPECT_EQ(read_file_text(dir + "/none/gl_b0_c0.create_work.sh").find("--size_class"), std::string::npos);
+  for (std::size_t k = 0; k < cpu.specs.size(); ++k) {
+    EXPECT_EQ(read_file_text(cpu.specs[k].inputs[0].second), read_file_text(none.specs[k].inputs[0].second));
+    EXPECT_EQ(input_template_xml(cpu.specs[k]), input_template_xml(none.specs[k]));
+  }
+  const WuRun unknown = make("unknown", {"--size-class", "tpu"});
+  EXPECT_NE(unknown.error.find("--size-class"), std::string::npos) << unknown.error;
+  EXPECT_FALSE(fs::exists(dir + "/unknown"));
 }
 
 TEST(SwWorkunit, BlockTargetsSetsTheTargetsBetweenCheckpoints) {

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/size_class.h"
 #include "mrf/mrf_files.h"
 #include "mrf/mrf_phantom.h"
 #include "mrf/mrf_server.h"
@@ -78,6 +79,14 @@ TEST(WorkunitTool, PhantomAndMakeWriteFilesThatDecode) {
   const std::string script = read_file_text(out + "/wu7.create_work.sh");
   EXPECT_NE(script.find("bin/stage_file --copy \"$here/wu7.volume.hxv\""), std::string::npos) << script;
   EXPECT_NE(script.find("bin/create_work --appname helix --wu_name wu7"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--size_class"), std::string::npos) << script;  // no class unless asked for
+
+  // A WU is one volume whatever its size class: the class only marks it.
+  const ToolRun gpu = run_tool(kWu + " mrf make --volume " + phantom_dir + "/phantom.nii.gz --name wu8 --out " + out +
+                               " --size-class gpu");
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  EXPECT_NE(read_file_text(out + "/wu8.create_work.sh").find("  --size_class 1 \\\n"), std::string::npos);
+  EXPECT_EQ(read_file_text(out + "/wu8.volume.hxv"), read_file_text(out + "/wu7.volume.hxv"));
 }
 
 void expect_refused(const std::string& arguments) {
@@ -167,6 +176,9 @@ TEST(WorkunitWriter, TemplatesAreWellFormedAndRefuseBadNames) {
   EXPECT_TRUE((fs::status(files.script).permissions() & fs::perms::owner_exec) != fs::perms::none);
 
   spec.name = "../evil";
+  EXPECT_THROW(write_workunit_files(spec), InputError);
+  spec.name = "wu_x";
+  spec.size_class = kSizeClassCount;  // create_work would make results no scheduler ever sends
   EXPECT_THROW(write_workunit_files(spec), InputError);
 }
 
