@@ -150,6 +150,17 @@ EOF
 (cd "$project" && bin/xadd && bin/update_versions < <(yes)) >"$work/deploy.log" 2>&1 || { cat "$work/deploy.log" >&2; fail "xadd/update_versions failed"; }
 # xadd ignores <homogeneous_app_version>: set it in the database (docs/deploy.md section 2).
 sql "UPDATE app SET homogeneous_app_version=1 WHERE name='helix'"
+# Job size matching (docs/deploy.md section 3a): two size classes, a fixed
+# speed threshold between them (the feeder will not start without the file),
+# job scoring by class, and size_regulator releasing each class's results.
+sql "UPDATE app SET n_size_classes=2 WHERE name='helix'"
+echo 1e11 >"$project/size_census_helix"
+/usr/bin/python3 - "$project/config.xml" <<'EOF'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+open(path, "w").write(text.replace("<config>", "<config>\n        <size_classes/>", 1))
+EOF
 [[ $(sql "SELECT count(*) FROM app_version") == 2 ]] || fail "update_versions did not add the CPU and GPU app versions"
 log "release installed: app versions $(sql "SELECT group_concat(concat(version_num, ' ', if(plan_class='', 'cpu', plan_class)) SEPARATOR ', ') FROM app_version")"
 
@@ -164,7 +175,8 @@ start, end = text.index("<daemons>"), text.index("</daemons>") + len("</daemons>
 open(path, "w").write(text[:start] + daemons + text[end:])
 EOF
 }
-base_daemons=("feeder -d 3" "transitioner -d 3" "file_deleter -d 3")
+base_daemons=("feeder -d 3" "transitioner -d 3" "file_deleter -d 3"
+              "size_regulator --app_name helix --lo 10 --hi 100 --sleep_time 5")
 set_daemons "${base_daemons[@]}"
 chmod -R a+rwX "$project"   # Apache's CGIs (scheduler, upload handler) write logs and uploads as www-data
 start_apache "$work/web" "$http_port" "$project/helix.httpd.conf" || fail "Apache did not start"
@@ -180,21 +192,27 @@ zcat "$mmseqs_db" | awk '/^>/ { n++ } n <= 3000' >"$inputs/db.fasta"
 out=$project/helix_inputs
 # mrf: a name of 46 characters (BOINC's 64-byte result template field held 33).
 "$helix_wu" mrf phantom --out "$inputs" --size 64 64 16 --seed 5 >/dev/null
-"$helix_wu" mrf make --volume "$inputs/phantom.nii.gz" --name e2e_mrf_named_longer_than_thirty_three_bytes --out "$out" >/dev/null
+# Every WU has a size class (GPU for mrf and swsearch, CPU for the others):
+# BOINC creates their results INACTIVE and size_regulator releases them.
+"$helix_wu" mrf make --volume "$inputs/phantom.nii.gz" --name e2e_mrf_named_longer_than_thirty_three_bytes --out "$out" \
+  --size-class gpu >/dev/null
 /usr/bin/python3 "$source_dir/scripts/make_plates.py" "$inputs/plates" 96 40 >/dev/null
-"$helix_wu" glcm make --image-dir "$inputs/plates" --detect-well --distances 1,2 --map-distance 1 --name e2e_glcm --out "$out" >/dev/null
+"$helix_wu" glcm make --image-dir "$inputs/plates" --detect-well --distances 1,2 --map-distance 1 --name e2e_glcm --out "$out" \
+  --size-class cpu >/dev/null
 # swsearch: two query batches against one chunk (the chunk and the matrix are shared).
 awk '/^>/ { n++ } n <= 6' "$hmmer_examples/globins45.fa" >"$inputs/queries.fa"
 "$helix_wu" swsearch make --db "$inputs/db.fasta" --queries "$inputs/queries.fa" --queries-per-wu 3 \
-  --chunk-residues 100000000 --top-hits 5 --alignments 2 --name e2e_sw --out "$out" >/dev/null
+  --chunk-residues 100000000 --top-hits 5 --alignments 2 --name e2e_sw --out "$out" --size-class gpu >/dev/null
 # hmmsearch: two chunks (the profiles are shared).
 "$helix_wu" hmmsearch make --name e2e_hmm --profiles "$hmmer_examples/globins4.hmm" --database "$inputs/db.fasta" \
-  --chunk-residues 600000 --out "$out" >/dev/null
+  --chunk-residues 600000 --out "$out" --size-class cpu >/dev/null
 mapfile -t scripts < <(ls "$out"/*.create_work.sh)
 for script in "${scripts[@]}"; do (cd "$project" && bash "$script") >>"$work/create_work.log" 2>&1 || fail "$script failed"; done
 wu_count=${#scripts[@]}
 [[ $(sql "SELECT count(*) FROM workunit") == "$wu_count" ]] || fail "create_work made $(sql "SELECT count(*) FROM workunit") of $wu_count WUs"
 log "$wu_count WUs submitted: $(sql "SELECT group_concat(name SEPARATOR ' ') FROM workunit")"
+[[ $(sql "SELECT count(*) FROM workunit WHERE size_class <> IF(name LIKE 'e2e_mrf%' OR name LIKE 'e2e_sw%', 1, 0)") == 0 ]] ||
+  fail "size classes: $(sql "SELECT group_concat(concat(name, ' ', size_class) SEPARATOR ', ') FROM workunit")"
 
 # The client, attached through the project's own account creation RPC.
 mkdir -p "$client"
