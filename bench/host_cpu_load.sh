@@ -18,6 +18,14 @@
 #       (default 3) with `HELIX --device 0` in a fresh slot and prints a
 #       markdown table: wall time, CPU time and CPU share, median of the
 #       repeats (by share), and what the app printed last.
+#
+# HOST_LOAD_SIZE_CLASS=cpu|gpu (issue 19) makes the work units of that BOINC
+# size class instead, with helix-wu's class defaults (`--size-class`, no
+# explicit sizes): swsearch the class's chunk of DB (20 M or 200 M residues,
+# at most the whole DB) and one WU's queries (16 or 512); hmmsearch the same
+# chunk; glcm the three plates (cpu) or 10 copies of each (gpu: about the
+# class's cost); mrf the same volume (a WU is one volume in either class).
+# HOST_LOAD_ENGINE=cpu runs `HELIX --cpu` (the CPU engine on one core).
 set -euo pipefail
 
 die() { echo "host_cpu_load: $*" >&2; exit 1; }
@@ -26,6 +34,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # HOST_LOAD_RESIDUES (default 10000000) sizes the swsearch and hmmsearch chunk.
 read -r -a kinds <<<"${HOST_LOAD_KINDS:-mrf glcm swsearch hmmsearch}"
 chunk_residues=${HOST_LOAD_RESIDUES:-10000000}
+size_class=${HOST_LOAD_SIZE_CLASS:-}
+engine_flags=(--device 0)
+[[ ${HOST_LOAD_ENGINE:-gpu} == cpu ]] && engine_flags=(--cpu)
+case $size_class in
+  "") query_count=32 ;;
+  cpu) chunk_residues=20000000 query_count=16 ;;
+  gpu) chunk_residues=200000000 query_count=512 ;;
+  *) echo "host_cpu_load: HOST_LOAD_SIZE_CLASS must be cpu or gpu" >&2; exit 1 ;;
+esac
+# The make options that size a WU: the class's defaults, or this script's own.
+sizing() { if [[ -n $size_class ]]; then echo "--size-class $size_class"; else echo "$@"; fi; }
 wanted() { [[ " ${kinds[*]} " == *" $1 "* ]]; }
 
 make_work_units() {
@@ -35,26 +54,38 @@ make_work_units() {
   for kind in "${kinds[@]}"; do mkdir -p "$out/$kind"; done
   if wanted mrf; then
     "$helix_wu" mrf phantom --out "$out/input/phantom" --size 384 384 128 --seed 7 >/dev/null
-    "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" >/dev/null
+    # shellcheck disable=SC2046
+    "$helix_wu" mrf make --volume "$out/input/phantom/phantom.nii.gz" --name load_mrf --out "$out/mrf" \
+      $(sizing) >/dev/null
   fi
   if wanted glcm; then
     /usr/bin/python3 "$here/scripts/make_plates.py" "$out/input/plates" 512 240 >/dev/null
+    if [[ $size_class == gpu ]]; then
+      for plate in "$out"/input/plates/*.png; do
+        for copy in 1 2 3 4 5 6 7 8 9; do cp "$plate" "${plate%.png}_$copy.png"; done
+      done
+    fi
+    # shellcheck disable=SC2046
     "$helix_wu" glcm make --image-dir "$out/input/plates" --detect-well --levels 64,32,16 --distances 1-25 \
-      --max-cost-per-wu 1e15 --name load_glcm --out "$out/glcm" >/dev/null
+      $(sizing --max-cost-per-wu 1e15) --name load_glcm --out "$out/glcm" >/dev/null
   fi
-  # The first chunk_residues of DB as the chunk; 32 of its proteins, every 500th, as queries.
+  # The first chunk_residues of DB as the chunk; query_count of its proteins, evenly spread, as queries.
   zcat -f "$db" | awk -v limit="$chunk_residues" '/^>/ { keep = residues < limit } keep { print; if (!/^>/) residues += length($0) }' \
     >"$out/input/chunk.fasta"
-  awk '/^>/ { n++; keep = (n % 500 == 1 && kept < 32); kept += keep } keep' "$out/input/chunk.fasta" \
-    >"$out/input/queries.fasta"
+  local every
+  every=$(($(grep -c '^>' "$out/input/chunk.fasta") / query_count))
+  awk -v every="$every" -v count="$query_count" '/^>/ { n++; keep = (n % every == 1 && kept < count); kept += keep } keep' \
+    "$out/input/chunk.fasta" >"$out/input/queries.fasta"
   if wanted swsearch; then
+    # shellcheck disable=SC2046
     "$helix_wu" swsearch make --db "$out/input/chunk.fasta" --queries "$out/input/queries.fasta" \
-      --chunk-residues $((2 * chunk_residues)) --queries-per-wu 32 --name load_sw --out "$out/swsearch" >/dev/null
+      $(sizing --chunk-residues $((2 * chunk_residues)) --queries-per-wu 32) --name load_sw --out "$out/swsearch" >/dev/null
   fi
   if wanted hmmsearch; then
     cat "$tutorial/globins4.hmm" "$tutorial/Pkinase.hmm" "$tutorial/fn3.hmm" >"$out/input/profiles.hmm"
+    # shellcheck disable=SC2046
     "$helix_wu" hmmsearch make --name load_hmm --profiles "$out/input/profiles.hmm" \
-      --database "$out/input/chunk.fasta" --chunk-residues $((2 * chunk_residues)) --out "$out/hmmsearch" >/dev/null
+      --database "$out/input/chunk.fasta" $(sizing --chunk-residues $((2 * chunk_residues))) --out "$out/hmmsearch" >/dev/null
   fi
   rm -rf "$out/input"
   du -sh "$out"/* | sed 's/^/host_cpu_load: /'
@@ -75,7 +106,7 @@ measure_once() {
   make_slot "$create_work" "$slot"
   local TIMEFORMAT='%R %U %S'
   local times
-  times=$( { time (cd "$slot" && "$helix" --device 0 >/dev/null 2>&1) ; } 2>&1 ) ||
+  times=$( { time (cd "$slot" && "$helix" "${engine_flags[@]}" >/dev/null 2>&1) ; } 2>&1 ) ||
     die "helix failed on $(basename "$create_work"): $(tail -n 3 "$slot/stderr.txt" 2>/dev/null)"
   [[ -e $slot/boinc_temporary_exit ]] && die "helix made a temporary exit on $(basename "$create_work"): $(cat "$slot/stderr.txt")"
   read -r wall user system <<<"$times"
