@@ -38,6 +38,12 @@ struct HitPair {
   std::size_t target_length = 0;
 };
 
+// A loaded target (its index in the loaded set) and its score.
+struct ScoredTarget {
+  std::uint32_t target;
+  std::int32_t score;
+};
+
 class SwEngine {
  public:
   virtual ~SwEngine() = default;
@@ -46,6 +52,15 @@ class SwEngine {
   // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
   virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                            const GapPenalties& gaps) = 0;
+  // The loaded targets that can be among the query's `limit` best: every t
+  // with scores[t] > 0 and scores[t] >= the limit-th largest positive score
+  // (all of that score's ties included, so that the caller can rank ties by
+  // its own key), in any order; every positive one when fewer than `limit`.
+  // A target left out has at least `limit` targets with a higher score. This
+  // base version selects from scores() on the host; the GPU engine selects on
+  // the device and copies back only these (about `limit`, not every score).
+  virtual std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                                const GapPenalties& gaps, std::size_t limit);
   // ends[p] = sw_score(queries[pairs[p].query], pairs[p].target, matrix, gaps):
   // the score and the first cell (target position outer) that reaches it.
   // This base version runs the reference on the calling thread; the GPU

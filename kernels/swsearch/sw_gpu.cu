@@ -544,7 +544,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
   int best = 0, best_row = -1, best_column = -1, corner = 0;
   for (int pass = 0; pass < passes; ++pass) {
     const int strip = pass * 32 + lane, first_row = strip * 32;
-    std::uint8_t codes[32];  // padding rows (past the query) score as residue 0: they lie below every real row
+    std::uint8_t codes[32];  // padding rows (past the query) hold residue 0: below every real row, never counted
 #pragma unroll
     for (int r = 0; r < 32; ++r) codes[r] = first_row + r < rows ? query[first_row + r] : 0;
     int h[32], e[32];
@@ -590,7 +590,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
                           << (4 * (r % 8));
           if (first_row + r == rows - 1 && j == columns - 1) corner = value;
         } else if (kMode == WarpDp::kScore) {
-          best = max(best, value);  // padding rows lie below every real row: they hold no more than a real row's best
+          // Padding rows (past the last real one) hold residue 0, which can
+          // score positively against the columns (A against A): they must
+          // not count. (They lie below every real row, so no real cell reads them.)
+          if (first_row + r < rows) best = max(best, value);
         } else if (value >= best && value > 0 && first_row + r < rows &&
                    better_end(value, j, first_row + r, best, best_column, best_row)) {
           best = value, best_row = first_row + r, best_column = j;  // passes revisit columns: compare, not just >
@@ -628,6 +631,75 @@ __global__ void copy_scores_kernel(const int3* results, std::int32_t* scores, st
   if (k < count) scores[k] = results[k].x;
 }
 
+// ------------------------------------------------------------ best scores
+//
+// best_scores() on the device: a histogram of the positive scores, the
+// threshold (the limit-th largest score) from it, and the targets at or above
+// it compacted into a short list, so the host copies and ranks about `limit`
+// scores a query instead of every target's.
+constexpr int kScoreBins = 1 << 15;  // scores 1..32766 counted exactly; the last bin holds every score >= 32767
+constexpr int kThresholdThreads = 1024;
+constexpr int kBinsPerThresholdThread = kScoreBins / kThresholdThreads;
+
+__global__ void score_histogram_kernel(const std::int32_t* scores, std::uint32_t count, std::uint32_t* bins) {
+  for (std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x) {
+    const std::int32_t score = scores[t];
+    if (score > 0) atomicAdd(&bins[min(score, kScoreBins - 1)], 1u);
+  }
+}
+
+// One block: *threshold = the highest bin b with at least `limit` positive
+// scores in bins >= b, or 1 (every positive score) when there are fewer.
+// Thread k sums the k-th group of bins from the top; an inclusive scan over
+// the threads gives each group's count from the top, and the one group where
+// it first reaches `limit` walks its bins down to find b.
+__global__ void __launch_bounds__(kThresholdThreads)
+    score_threshold_kernel(const std::uint32_t* bins, std::uint32_t limit, std::int32_t* threshold) {
+  __shared__ std::uint32_t from_top[kThresholdThreads];
+  const int k = threadIdx.x;
+  const int high = kScoreBins - k * kBinsPerThresholdThread;  // the group is bins [high - per, high)
+  std::uint32_t mine = 0;
+  for (int b = high - kBinsPerThresholdThread; b < high; ++b) mine += bins[b];
+  from_top[k] = mine;
+  __syncthreads();
+  for (int offset = 1; offset < kThresholdThreads; offset *= 2) {
+    const std::uint32_t add = k >= offset ? from_top[k - offset] : 0;
+    __syncthreads();
+    from_top[k] += add;
+    __syncthreads();
+  }
+  const std::uint32_t above = k > 0 ? from_top[k - 1] : 0;  // scores in bins >= high
+  if (above < limit && from_top[k] >= limit) {
+    std::uint32_t running = above;
+    for (int b = high - 1; b >= high - kBinsPerThresholdThread; --b) {
+      running += bins[b];
+      if (running >= limit) {
+        *threshold = max(b, 1);
+        break;
+      }
+    }
+  }
+  if (k == kThresholdThreads - 1 && from_top[k] < limit) *threshold = 1;
+}
+
+// Every target whose score is positive and >= *threshold, as (sorted position, score).
+__global__ void best_scores_kernel(const std::int32_t* scores, std::uint32_t count, const std::int32_t* threshold,
+                                   std::uint32_t* found, int2* best) {
+  const std::int32_t lowest = max(*threshold, 1);
+  for (std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x) {
+    const std::int32_t score = scores[t];
+    if (score >= lowest) best[atomicAdd(found, 1u)] = make_int2(static_cast<int>(t), score);
+  }
+}
+
+// What one query's selection copies back at once: the count and, speculatively,
+// this many entries (a second copy fetches the rest when ties make more).
+constexpr std::uint32_t kBestCopiedAtOnce = 4096;
+struct BestScoresHost {
+  std::uint32_t found;
+  int2 best[kBestCopiedAtOnce];
+};
+
 class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
@@ -637,8 +709,13 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaStreamCreateWithFlags(&exclusive_stream_, cudaStreamNonBlocking), "creating a stream");
     check_cuda(cudaEventCreateWithFlags(&long_done_, cudaEventDisableTiming), "creating an event");
     check_cuda(cudaEventCreateWithFlags(&exclusive_done_, cudaEventDisableTiming), "creating an event");
+    score_bins_.allocate(kScoreBins, "allocating the score histogram on the GPU");
+    best_found_.allocate(1, "allocating the best scores' count on the GPU");
+    best_threshold_.allocate(1, "allocating the best scores' threshold on the GPU");
+    check_cuda(cudaMallocHost(&host_best_, sizeof(BestScoresHost)), "allocating pinned memory");
   }
   ~GpuEngine() override {
+    if (host_best_) cudaFreeHost(host_best_);
     if (exclusive_done_) cudaEventDestroy(exclusive_done_);
     if (long_done_) cudaEventDestroy(long_done_);
     if (exclusive_stream_) cudaStreamDestroy(exclusive_stream_);
@@ -681,6 +758,7 @@ class GpuEngine final : public SwEngine {
     scores_.allocate(n, "allocating scores on the GPU");
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
+    best_.allocate(std::max<std::size_t>(n, kBestCopiedAtOnce), "allocating the best scores on the GPU");
     target_count_ = n;
     place_long_pairs(lengths);
     // The long pairs' targets once more, each contiguous, for the transposed path.
@@ -700,6 +778,51 @@ class GpuEngine final : public SwEngine {
                                    const GapPenalties& gaps) override {
     std::vector<std::int32_t> result(target_count_, 0);
     if (target_count_ == 0 || query.empty()) return result;
+    score_on_device(query, matrix, gaps);
+    std::vector<std::int32_t> sorted(target_count_);
+    check_cuda(cudaMemcpy(sorted.data(), scores_.data, target_count_ * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+               "copying scores back");
+    for (std::size_t t = 0; t < target_count_; ++t) result[order_[t]] = sorted[t];
+    return result;
+  }
+
+  std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                        const GapPenalties& gaps, std::size_t limit) override {
+    if (target_count_ == 0 || query.empty() || limit == 0) return SwEngine::best_scores(query, matrix, gaps, limit);
+    score_on_device(query, matrix, gaps);
+    const std::uint32_t count = static_cast<std::uint32_t>(target_count_);
+    const int blocks = static_cast<int>(std::min<std::size_t>((target_count_ + 255) / 256, 1024));
+    check_cuda(cudaMemsetAsync(score_bins_.data, 0, kScoreBins * sizeof(std::uint32_t), stream_), "clearing the score histogram");
+    check_cuda(cudaMemsetAsync(best_found_.data, 0, sizeof(std::uint32_t), stream_), "clearing the best scores' count");
+    score_histogram_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, score_bins_.data);
+    score_threshold_kernel<<<1, kThresholdThreads, 0, stream_>>>(
+        score_bins_.data, static_cast<std::uint32_t>(std::min<std::size_t>(limit, count)), best_threshold_.data);
+    best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
+                                                    best_.data);
+    check_cuda(cudaGetLastError(), "launching the best scores' selection");
+    check_cuda(cudaMemcpyAsync(&host_best_->found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                               stream_), "copying the best scores back");
+    check_cuda(cudaMemcpyAsync(host_best_->best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
+                               stream_), "copying the best scores back");
+    check_cuda(cudaStreamSynchronize(stream_), "selecting the best scores on the GPU");
+    const std::uint32_t found = host_best_->found;
+    std::vector<int2> entries(host_best_->best, host_best_->best + std::min(found, kBestCopiedAtOnce));
+    if (found > kBestCopiedAtOnce) {  // many ties at the threshold
+      entries.resize(found);
+      check_cuda(cudaMemcpy(entries.data() + kBestCopiedAtOnce, best_.data + kBestCopiedAtOnce,
+                            (found - kBestCopiedAtOnce) * sizeof(int2), cudaMemcpyDeviceToHost),
+                 "copying the best scores back");
+    }
+    std::vector<ScoredTarget> best;
+    best.reserve(found);
+    for (const int2& e : entries) best.push_back({static_cast<std::uint32_t>(order_[e.x]), e.y});
+    return best;
+  }
+
+ private:
+  // Scores the query against every loaded target into scores_ (sorted
+  // positions), the saturated ones rescored in 32 bits; the stream is idle after.
+  void score_on_device(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
     const int group_size = lanes_per_pair(strips);
@@ -734,13 +857,9 @@ class GpuEngine final : public SwEngine {
       upload_profile8(query, matrix, strips);
       rescore_in_32_bits(gaps, strips, flagged);
     }
-    std::vector<std::int32_t> sorted(target_count_);
-    check_cuda(cudaMemcpy(sorted.data(), scores_.data, target_count_ * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
-               "copying scores back");
-    for (std::size_t t = 0; t < target_count_; ++t) result[order_[t]] = sorted[t];
-    return result;
   }
 
+ public:
   std::vector<LocalScore> ends(const std::vector<std::vector<std::uint8_t>>& queries,
                                const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
                                const GapPenalties& gaps) override {
@@ -1109,6 +1228,10 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<int2> ring_;
   DeviceBuffer<std::uint64_t> ring_offsets_;
   DeviceBuffer<std::uint32_t> flagged_, flagged_count_;
+  DeviceBuffer<std::uint32_t> score_bins_, best_found_;  // best_scores(): the histogram, the count found
+  DeviceBuffer<std::int32_t> best_threshold_;
+  DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
+  BestScoresHost* host_best_ = nullptr;            // pinned
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;

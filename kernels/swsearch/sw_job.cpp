@@ -33,11 +33,12 @@ bool ranks_before(const Candidate& a, const Candidate& b) {
   return a.score != b.score ? a.score > b.score : a.ordinal < b.ordinal;
 }
 
-// Keeps the best `limit` of `current` plus the block's scores (positive only).
-void merge_block(std::vector<Candidate>& current, const std::vector<std::int32_t>& scores, std::uint32_t first,
+// Keeps the best `limit` of `current` plus the block's best scores (positive
+// only; SwEngine::best_scores: every block target that can rank among them).
+void merge_block(std::vector<Candidate>& current, const std::vector<ScoredTarget>& best, std::uint32_t first,
                  const DatabaseChunk& chunk, std::size_t limit) {
-  for (std::uint32_t k = 0; k < scores.size(); ++k)
-    if (scores[k] > 0) current.push_back({scores[k], chunk.ordinals[first + k], first + k});
+  for (const ScoredTarget& b : best)
+    current.push_back({b.score, chunk.ordinals[first + b.target], first + b.target});
   const std::size_t keep = std::min(limit, current.size());
   std::partial_sort(current.begin(), current.begin() + keep, current.end(), ranks_before);
   current.resize(keep);
@@ -339,8 +340,8 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     engine.load_targets(block_targets(chunk, first, count));
     phases.load += seconds_since(clock);
     for (std::size_t q = 0; q < queries.size(); ++q)
-      merge_block(state.candidates[q], engine.scores(queries[q].residues, matrix, params.gaps), first, chunk,
-                  params.top_hits);
+      merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
+                  first, chunk, params.top_hits);
     state.next_block = block + 1;
     runtime.report_progress(0.95 * state.next_block / blocks);
     const bool stop = runtime.should_stop();

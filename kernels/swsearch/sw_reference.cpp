@@ -5,6 +5,7 @@
 //   F(i,j) = max(H(i-1,j) - open, F(i-1,j) - extend)   gap in the target (I)
 //   H(i,j) = max(0, H(i-1,j-1) + s(q_i, t_j), E(i,j), F(i,j))
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -212,6 +213,23 @@ class ReferenceEngine final : public SwEngine {
 }  // namespace
 
 std::unique_ptr<SwEngine> make_reference_engine() { return std::make_unique<ReferenceEngine>(); }
+
+std::vector<ScoredTarget> SwEngine::best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                                const GapPenalties& gaps, std::size_t limit) {
+  const std::vector<std::int32_t> all = scores(query, matrix, gaps);
+  std::vector<std::int32_t> positive;
+  for (std::int32_t score : all)
+    if (score > 0) positive.push_back(score);
+  std::int32_t threshold = 1;
+  if (limit > 0 && positive.size() > limit) {
+    std::nth_element(positive.begin(), positive.begin() + (limit - 1), positive.end(), std::greater<>());
+    threshold = positive[limit - 1];
+  }
+  std::vector<ScoredTarget> best;
+  for (std::size_t t = 0; t < all.size(); ++t)
+    if (all[t] >= threshold) best.push_back({static_cast<std::uint32_t>(t), all[t]});
+  return best;
+}
 
 std::vector<LocalScore> SwEngine::ends(const std::vector<std::vector<std::uint8_t>>& queries,
                                        const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,

@@ -246,6 +246,39 @@ TEST_F(SwCpuEngine, EdgeCases) {
   EXPECT_THROW(engine->scores(p("WCA"), blosum62_, {5, 0}), InputError);
 }
 
+// best_scores(): exactly the targets that can rank among the `limit` best:
+// every positive score at or above the limit-th largest, all its ties
+// included, and every positive one when there are fewer.
+TEST_F(SwCpuEngine, BestScoresKeepEveryTargetThatCanRankAmongTheBest) {
+  Random random{9};
+  const auto query = random_protein(random, 80);
+  std::vector<std::vector<std::uint8_t>> targets;
+  for (int t = 0; t < 200; ++t) targets.push_back(random_protein(random, 1 + random.next() % 100));
+  for (int t = 0; t < 6; ++t) targets.push_back(targets[3]);  // ties
+  targets.push_back({});                                       // score 0: never a candidate
+  auto engine = make_cpu_engine(1);
+  engine->load_targets(make_target_set(targets));
+  const auto gaps = gaps_from_blast(11, 1);
+  const std::vector<std::int32_t> scores = engine->scores(query, blosum62_, gaps);
+  for (std::size_t limit : {1u, 3u, 7u, 50u, 1000u}) {
+    std::vector<std::int32_t> positive;
+    for (std::int32_t s : scores)
+      if (s > 0) positive.push_back(s);
+    std::sort(positive.rbegin(), positive.rend());
+    const std::int32_t threshold = positive.size() > limit ? positive[limit - 1] : 1;
+    std::vector<std::uint32_t> expected, got;
+    for (std::uint32_t t = 0; t < scores.size(); ++t)
+      if (scores[t] > 0 && scores[t] >= threshold) expected.push_back(t);
+    for (const ScoredTarget& b : engine->best_scores(query, blosum62_, gaps, limit)) {
+      got.push_back(b.target);
+      EXPECT_EQ(b.score, scores[b.target]);
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, expected) << "limit " << limit;
+    EXPECT_GE(got.size(), std::min(limit, positive.size()));
+  }
+}
+
 // Many short targets (chunks of 16 shared by the threads): order kept.
 TEST_F(SwCpuEngine, ManyTargetsKeepTheirOrder) {
   Random random{5};

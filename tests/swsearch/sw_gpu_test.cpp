@@ -3,7 +3,9 @@
 // 0 and 1 targets, an empty query, a target longer than anything else, scores
 // beyond 16 bits), long pairs; the reported hits' ends and alignments.
 // Skipped without a GPU.
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -56,6 +58,47 @@ class SwGpu : public ::testing::Test {
   }
 };
 
+// The GPU's best_scores() selects on the device exactly what the base
+// version selects from every score on the host: ties at the threshold, fewer
+// positive scores than the limit, and scores in the histogram's top bin
+// (>= 32767) included.
+TEST_F(SwGpu, BestScoresAreTheHostsSelection) {
+  const ScoreMatrix blosum62 = read_ncbi_matrix(kMatrixDir + "BLOSUM62");
+  std::uint32_t state = 23;
+  std::vector<std::vector<std::uint8_t>> targets;
+  for (int t = 0; t < 3000; ++t) targets.push_back(random_protein(state, 1 + (t * 53) % 700));
+  for (int t = 0; t < 40; ++t) targets.push_back(targets[11]);  // ties
+  const std::vector<std::uint8_t> tryptophans(3100, encode_protein("W", "w")[0]);
+  targets.push_back(tryptophans);  // 34,100: the top bin
+  targets.push_back(tryptophans);
+  targets.push_back({});
+  const TargetSet set = make_target_set(targets);
+  auto gpu = make_gpu_engine(0);
+  auto host = make_cpu_engine(0);  // the base best_scores(), over exact scores (tested against the reference)
+  gpu->load_targets(set);
+  host->load_targets(set);
+  auto sorted = [](std::vector<ScoredTarget> best) {
+    std::sort(best.begin(), best.end(), [](const ScoredTarget& a, const ScoredTarget& b) { return a.target < b.target; });
+    std::vector<std::pair<std::uint32_t, std::int32_t>> pairs;
+    for (const ScoredTarget& b : best) pairs.emplace_back(b.target, b.score);
+    return pairs;
+  };
+  for (const auto& query : {targets[11], random_protein(state, 300), tryptophans, random_protein(state, 2)})
+    for (std::size_t limit : {1u, 2u, 5u, 50u, 2999u, 10000u}) {
+      const auto expected = sorted(host->best_scores(query, blosum62, {11, 1}, limit));
+      const auto got = sorted(gpu->best_scores(query, blosum62, {11, 1}, limit));
+      std::vector<std::pair<std::uint32_t, std::int32_t>> only_expected, only_got;
+      std::set_difference(expected.begin(), expected.end(), got.begin(), got.end(), std::back_inserter(only_expected));
+      std::set_difference(got.begin(), got.end(), expected.begin(), expected.end(), std::back_inserter(only_got));
+      ASSERT_TRUE(only_expected.empty() && only_got.empty())
+          << "query length " << query.size() << ", limit " << limit << ": " << expected.size() << " expected, "
+          << got.size() << " got; " << only_expected.size() << " missing (first " << (only_expected.empty() ? 0u : only_expected[0].first)
+          << " score " << (only_expected.empty() ? 0 : only_expected[0].second) << "), " << only_got.size()
+          << " extra (first " << (only_got.empty() ? 0u : only_got[0].first) << " score "
+          << (only_got.empty() ? 0 : only_got[0].second) << ")";
+    }
+}
+
 TEST_F(SwGpu, RandomPairsEveryMatrix) {
   std::uint32_t state = 5;
   std::vector<std::vector<std::uint8_t>> targets, queries;
@@ -80,6 +123,13 @@ TEST_F(SwGpu, EdgeCasesAndScoresBeyondSixteenBits) {
   auto reference = make_reference_engine();
   reference->load_targets(make_target_set(targets));
   EXPECT_GT(reference->scores(tryptophans, blosum62, {11, 1})[3], 32767);  // 3100 x 11
+  // A query under 768 residues scores the long targets transposed (targets as
+  // rows, in 32-row strips). The last strip's padding rows hold residue 0 (A):
+  // they once counted, and a query's A's against them raised a score (22 -> 32).
+  std::vector<std::uint8_t> alanines_last = random_protein(state, 584);
+  for (int k = 0; k < 40; ++k) alanines_last[500 + k] = encode_protein("A", "a")[0];
+  expect_reference_scores({alanines_last, random_protein(state, 700)},
+                          {tryptophans, random_protein(state, 3001), random_protein(state, 4000)}, blosum62, {11, 1});
 }
 
 TEST_F(SwGpu, LongPairsTakeABlockEach) {
