@@ -4,9 +4,11 @@
 // context, reading inputs, writing outputs, a scheduler round trip, two
 // uploads, a validation, an assimilation) dominate it; CPU hosts run the same
 // app, so WUs cannot simply grow. BOINC's answer is size classes: the app has
-// n_size_classes, each WU one class (create_work --size_class), and the
-// scheduler sends a host the class of its speed quantile (size_census.php)
-// while size_regulator keeps each class's queue filled (docs/deploy.md).
+// n_size_classes, each WU one class (create_work --size_class), the scheduler
+// prefers for a host the class whose speed range holds the host's (the
+// boundaries in the project's size_census_<app> file: helix's deployment
+// writes a fixed CPU/GPU threshold there) and size_regulator keeps each
+// class's queue filled (docs/deploy.md, section 3a).
 //
 // helix uses two classes: 0 for CPU hosts (each kind's defaults: minutes on
 // one core) and 1 for GPU hosts (each kind's GPU defaults: many times the
