@@ -403,18 +403,13 @@ DecodedMaps decode_maps(const std::vector<std::uint8_t>& bytes, std::size_t max_
   return maps;
 }
 
+// The blocks' statistics are the features table's alone: repeated here they
+// cost ~140 KB an image, and kMaxSummaryBytes capped a WU at 7 plates.
 std::string summary_json(const GlcmResult& result) {
   nlohmann::json images = nlohmann::json::array();
-  for (const ImageResult& image : result.images) {
-    nlohmann::json blocks = nlohmann::json::array();
-    for (const BlockResult& b : image.blocks) {
-      blocks.push_back({{"levels", level_count(b.level_divisor)}, {"distance", b.distance},
-                        {"max", b.statistics.max}, {"mean", b.statistics.mean}, {"min", b.statistics.min},
-                        {"range", b.statistics.range}});
-    }
+  for (const ImageResult& image : result.images)
     images.push_back({{"name", image.name}, {"width", image.width}, {"height", image.height},
-                      {"windows", image.centres.size()}, {"blocks", blocks}});
-  }
+                      {"windows", image.centres.size()}});
   std::vector<std::string> names(kFeatureNames, kFeatureNames + kFeatureCount);
   const nlohmann::json summary = {{"kind", "glcm"},
                                   {"engine", result.engine},

@@ -61,7 +61,7 @@ constexpr double kFlopsPerUpdateStep = 2000;
 constexpr double kDefaultMaxCostPerWu = 3e8;
 // The GPU size class's (core/size_class.h): 40 x that, about 176 paper-size
 // images (13 s on an H100, hours on one CPU core); kMaxWindowsPerWu (190 such
-// images) bounds it anyway.
+// images, 28 of the 512 x 512 test plates) bounds it too.
 constexpr double kGpuMaxCostPerWu = 1.2e10;
 // Windows in one WU, over all its images: bounds the maps file the validator
 // decodes (each window 8 bytes of centre and up to 3 x 104 bytes of sums, so
@@ -94,8 +94,8 @@ std::vector<std::vector<std::size_t>> batch_images(const std::vector<BatchItem>&
 // Result sizes, computed from the formats (glcm_job.cpp) for the worst case.
 //   summary_base_bytes: the summary of a WU with `params`' levels and distances
 //     and no image (and 1 KiB for the engine's description); image_summary_bytes:
-//     what one image named `name` adds (every double at its longest, 24
-//     characters; file names at 64). A WU's summary is at most base + the sum.
+//     what one image named `name` adds (file names at 64 characters). A WU's
+//     summary is at most base + the sum.
 std::uint64_t summary_base_bytes(const GlcmParams& params);
 std::uint64_t image_summary_bytes(const GlcmParams& params, const std::string& name, int width, int height,
                                   std::uint64_t windows);

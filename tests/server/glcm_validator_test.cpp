@@ -225,12 +225,6 @@ TEST(GlcmValidator, SummaryAndMapsMustAgreeWithTheTable) {
   expect_invalid(genuine, false, "windows differs");
   genuine.write(genuine.result);
   summary = nlohmann::json::parse(read_file_text(genuine.files()[2]));
-  double& max = summary["images"][1]["blocks"][2]["max"][kContrast].get_ref<double&>();
-  max = std::nextafter(max, INFINITY);
-  write_file_atomic(genuine.files()[2], summary.dump(1));
-  expect_invalid(genuine, false, "summary max of gravel differs");
-  genuine.write(genuine.result);
-  summary = nlohmann::json::parse(read_file_text(genuine.files()[2]));
   summary["kind"] = "mrf";
   write_file_atomic(genuine.files()[2], summary.dump(1));
   expect_invalid(genuine, false, "kind");
