@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -190,16 +191,24 @@ class JobProgress {
   double per_image_ = 0, total_ = 0;
 };
 
+// Process CPU seconds since `start` (std::clock ticks).
+double cpu_seconds_since(std::clock_t start) { return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
+
 void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, Runtime& runtime,
                GlcmResult& result, JobProgress& progress) {
   const std::size_t blocks_per_image = params.level_divisors.size() * params.distances.size();
   ImageResult& image = result.images[index];
+  std::clock_t clock = std::clock();
   const LoadedImage loaded = load_image(params.images[index], runtime);
+  result.phases.images += cpu_seconds_since(clock);
   image.name = params.images[index].name;
   image.width = loaded.image.width, image.height = loaded.image.height;
   image.centres = loaded.centres;
   if (image.blocks.size() == blocks_per_image) return;
+  clock = std::clock();
   engine.load(loaded.image, loaded.centres);
+  result.phases.loads += cpu_seconds_since(clock);
+  clock = std::clock();
   for (std::size_t b = image.blocks.size(); b < blocks_per_image; ++b) {
     const int divisor = params.level_divisors[b / params.distances.size()];
     const int distance = params.distances[b % params.distances.size()];
@@ -212,6 +221,7 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
     if (stop || runtime.checkpoint_due()) runtime.save_state(encode_state(result));
     if (stop) throw StopRequested();
   }
+  result.phases.blocks += cpu_seconds_since(clock);
 }
 
 }  // namespace

@@ -76,10 +76,19 @@ struct ImageResult {
   std::vector<BlockResult> blocks;               // levels x distances, in params order
   std::vector<std::vector<FixedFeatures>> maps;  // per level (params order), at map_distance; empty if none
 };
+// Where this run's host CPU time went, in seconds (std::clock: the process's
+// CPU time, what a volunteer's machine pays): decoding the images and finding
+// their windows, the engine's loads, the blocks. Printed by the app; after a
+// restart, the run since it.
+struct GlcmPhases {
+  double images = 0, loads = 0, blocks = 0;
+};
+
 struct GlcmResult {
   GlcmParams params;
   std::vector<ImageResult> images;
   std::string engine;  // description of the engine that ran it (not compared)
+  GlcmPhases phases;   // not part of the result's bytes
 };
 
 // Reads the images (through runtime.resolve), runs every block on `engine`,
