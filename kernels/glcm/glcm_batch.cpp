@@ -34,17 +34,15 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-// The longest a double prints, in the summary (nlohmann, shortest round trip)
-// and the table (%.17g): sign, 17 digits, point and a 3-digit exponent.
-constexpr double kLongestDouble = -2.2250738585072014e-308;
 // Room for the engine's description in the summary (a GPU's name and the like).
 constexpr std::uint64_t kEngineDescriptionBytes = 1024;
 // Separators between array elements, per image, over the single-image sizes.
 constexpr std::uint64_t kPerImageSeparatorBytes = 8;
 
-// A result of `params`' shape whose every double is at its longest.
-GlcmResult longest_result(const GlcmParams& params, const std::vector<std::pair<int, int>>& sizes,
-                          const std::vector<std::uint64_t>& windows) {
+// A result of `params`' shape, as far as the summary shows it: each image's
+// name, size and window count (the blocks' statistics are the table's alone).
+GlcmResult summary_shaped_result(const GlcmParams& params, const std::vector<std::pair<int, int>>& sizes,
+                                 const std::vector<std::uint64_t>& windows) {
   GlcmResult result;
   result.params = params;
   for (std::size_t i = 0; i < params.images.size(); ++i) {
@@ -52,15 +50,6 @@ GlcmResult longest_result(const GlcmParams& params, const std::vector<std::pair<
     image.name = params.images[i].name;
     image.width = sizes[i].first, image.height = sizes[i].second;
     image.centres.resize(windows[i]);
-    for (int divisor : params.level_divisors)
-      for (int distance : params.distances) {
-        BlockResult block;
-        block.level_divisor = divisor, block.distance = distance;
-        for (Features* f : {&block.statistics.max, &block.statistics.mean, &block.statistics.min,
-                            &block.statistics.range})
-          f->fill(kLongestDouble);
-        image.blocks.push_back(block);
-      }
     result.images.push_back(std::move(image));
   }
   return result;
@@ -162,7 +151,7 @@ std::vector<std::vector<std::size_t>> batch_images(const std::vector<BatchItem>&
 std::uint64_t summary_base_bytes(const GlcmParams& params) {
   GlcmParams empty = params;
   empty.images.clear();
-  return summary_json(longest_result(empty, {}, {})).size() + kEngineDescriptionBytes;
+  return summary_json(summary_shaped_result(empty, {}, {})).size() + kEngineDescriptionBytes;
 }
 
 std::uint64_t image_summary_bytes(const GlcmParams& params, const std::string& name, int width, int height,
@@ -171,7 +160,7 @@ std::uint64_t image_summary_bytes(const GlcmParams& params, const std::string& n
   // The summary echoes the params: file names at the longest parse_glcm_params allows.
   const std::string longest_file_name(64, 'f');
   one.images = {{name, longest_file_name, longest_file_name}};
-  const std::uint64_t with_image = summary_json(longest_result(one, {{width, height}}, {windows})).size();
+  const std::uint64_t with_image = summary_json(summary_shaped_result(one, {{width, height}}, {windows})).size();
   return with_image - (summary_base_bytes(params) - kEngineDescriptionBytes) + kPerImageSeparatorBytes;
 }
 
