@@ -159,18 +159,23 @@ __device__ std::int32_t class_term_of(const ClassTerms& terms, int label, int in
 // table of every int16 intensity (the few entries a volume uses stay in the
 // L1: neighbouring voxels have near intensities) instead of three FP64 class
 // terms and their conversions: 1.39e11 -> 1.86e11 voxel updates/s on the H100.
+// The class table covers every int16 intensity (512 KB, computed in a few
+// microseconds a sweep): no scan of the volume on the host for its range.
+constexpr int kIntensityMin = -32768;
+constexpr int kIntensityCount = 65536;
+
 __device__ __forceinline__ std::int32_t term_over_air(int2 differences, int label) {
   return label == 0 ? 0 : label == 1 ? differences.x : differences.y;
 }
 
 __device__ void update_voxel(const VolumeView& v, int current, unsigned counts, int intensity, unsigned index,
-                             int coin, const int2* class_table, int intensity_min, const SweepConstants& constants,
+                             int coin, const int2* class_table, const SweepConstants& constants,
                              ThreadTotals& totals) {
   const int proposed = proposed_label(current, coin);
   const int same_current = (counts >> (current << 3)) & 0xffu;
   const int same_proposed = (counts >> (proposed << 3)) & 0xffu;
   const int neighbours = 6 - static_cast<int>(counts >> 24);
-  const int2 differences = __ldg(class_table + (intensity - intensity_min));
+  const int2 differences = __ldg(class_table + (intensity - kIntensityMin));
   bool accepted = false;
   // Both energies shifted by T_air: their difference, and so the decision, is unchanged.
   totals.delta_energy += proposal_delta(term_over_air(differences, current), term_over_air(differences, proposed),
@@ -231,7 +236,7 @@ __device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals,
 // batch has finished.
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
     colour_update_kernel(VolumeView v, const DeviceBatchState* batch, int slot, int colour, const int2* class_table,
-                         int intensity_min, DeviceTotals* totals) {
+                         DeviceTotals* totals) {
   __shared__ unsigned long long scratch[kBlockThreads / 32];
   if (batch->finished) return;  // the same for every thread of the grid
   SweepConstants constants = batch->first;
@@ -257,13 +262,13 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
                      count_neighbours(s.left_of_first, (s.centre >> 8) & 0xffu, s.y_minus & 0xffu,
                                       s.y_plus & 0xffu, s.z_minus & 0xffu, s.z_plus & 0xffu),
                      odd ? intensity.y : intensity.x, row + x0 + odd, coin_of(first, group, word, next_word),
-                     class_table, intensity_min, constants, mine);
+                     class_table, constants, mine);
       if (x0 + odd + 2 < v.nx)
         update_voxel(v, (s.centre >> 16) & 0xffu,
                      count_neighbours((s.centre >> 8) & 0xffu, s.right_of_second, (s.y_minus >> 16) & 0xffu,
                                       (s.y_plus >> 16) & 0xffu, (s.z_minus >> 16) & 0xffu, (s.z_plus >> 16) & 0xffu),
                      odd ? intensity.w : intensity.z, row + x0 + odd + 2, coin_of(first + 2, group, word, next_word),
-                     class_table, intensity_min, constants, mine);
+                     class_table, constants, mine);
     }
   }
   accumulate_block(mine, totals, scratch);
@@ -328,19 +333,13 @@ __global__ void __launch_bounds__(kBlockThreads)
   block_accumulate(as_word(energy), total, scratch);
 }
 
-// The class table covers every int16 intensity (512 KB, computed in a few
-// microseconds a sweep): no scan of the volume on the host for its range.
-constexpr int kIntensityMin = -32768;
-constexpr int kIntensityCount = 65536;
-
-// The class table (term_over_air) of every intensity in [intensity_min,
-// intensity_min + count) for the batch's current class terms; nothing once the
-// batch has finished.
-__global__ void class_table_kernel(const DeviceBatchState* batch, int intensity_min, int count, int2* table) {
+// The class table (term_over_air) of every int16 intensity for the batch's
+// current class terms; nothing once the batch has finished.
+__global__ void class_table_kernel(const DeviceBatchState* batch, int2* table) {
   if (batch->finished) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const int intensity = intensity_min + i;
+  if (i >= kIntensityCount) return;
+  const int intensity = kIntensityMin + i;
   const std::int32_t air = class_term_fixed(intensity, batch->terms.of[0]);
   table[i] = make_int2(class_term_fixed(intensity, batch->terms.of[1]) - air,
                        class_term_fixed(intensity, batch->terms.of[2]) - air);
@@ -379,6 +378,7 @@ class GpuSweepEngine : public SweepEngine {
     check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
     batch_.allocate(1, "allocating batch state on the GPU");
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
+    class_table_.allocate(kIntensityCount, "allocating the class table on the GPU");
   }
   ~GpuSweepEngine() override {
     if (batch_graph_) cudaGraphExecDestroy(batch_graph_);
@@ -408,7 +408,6 @@ class GpuSweepEngine : public SweepEngine {
     // The copies ran on the legacy stream, which does not order with stream_,
     // and the last DMA from pageable memory may still be in flight: wait.
     check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "copying labels to the GPU");
-    class_table_.allocate(kIntensityCount, "allocating the class table on the GPU");
     sums_ = device_class_sums();
     capture_batch_graph();
   }
@@ -507,16 +506,14 @@ class GpuSweepEngine : public SweepEngine {
     check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "capturing the sweep batch");
     cudaMemsetAsync(totals_.data, 0, kMaxBatch * sizeof(DeviceTotals), stream_);
     const int table_blocks = (kIntensityCount + 255) / 256;
-    class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, kIntensityMin, kIntensityCount,
-                                                           class_table_.data);
+    class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
     for (int slot = 0; slot < kMaxBatch; ++slot) {
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_table_.data, kIntensityMin,
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_table_.data,
                                                         totals_.data + slot);
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_table_.data, kIntensityMin,
+      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_table_.data,
                                                         totals_.data + slot);
       end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot);
-      class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, kIntensityMin, kIntensityCount,
-                                                             class_table_.data);
+      class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
     }
     check_cuda(cudaStreamEndCapture(stream_, &graph), "capturing the sweep batch");
     const cudaError_t instantiated = cudaGraphInstantiate(&batch_graph_, graph, 0);
