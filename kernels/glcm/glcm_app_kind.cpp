@@ -27,7 +27,7 @@ class GlcmAppKind : public AppKind {
     write_file_atomic(runtime.resolve("features"), glcm::features_tsv(result));
     write_file_atomic(runtime.resolve("maps"), glcm::encode_maps(result));
     write_file_atomic(runtime.resolve("summary"), glcm::summary_json(result));
-    const double outputs = static_cast<double>(std::clock() - outputs_start) / CLOCKS_PER_SEC;
+    const double outputs = glcm::cpu_seconds_since(outputs_start);
     std::size_t windows = 0;
     for (const auto& image : result.images) windows += image.centres.size();
     std::fprintf(stderr,

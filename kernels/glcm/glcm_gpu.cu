@@ -339,6 +339,9 @@ class GpuEngine final : public GlcmEngine {
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
     check_cuda(cudaMallocHost(&host_reduction_, sizeof(DeviceReduction)), "allocating pinned memory");
     reduction_.allocate(1, "allocating the block reduction on the GPU");
+    const std::vector<std::int64_t> table = xlogx_table(max_window_total(kWindowRadius) + 2);
+    xlogx_count_ = static_cast<int>(table.size());
+    xlogx_.upload(reinterpret_cast<const long long*>(table.data()), table.size(), "copying the X table");
   }
   ~GpuEngine() override {
     if (host_reduction_) cudaFreeHost(host_reduction_);
@@ -360,14 +363,8 @@ class GpuEngine final : public GlcmEngine {
     const std::vector<WindowRun> segments = window_runs(centres, kSegmentLength);
     segments_.upload_reusing(segments.data(), segments.size(), "copying window segments to the GPU");
     segment_count_ = static_cast<int>(segments.size());
-    // What depends only on the image's width (the X table not even on that)
-    // is made once for a WU's images of one width: 1,026 slide plans, ~20 ms
-    // of host CPU an image before.
-    if (xlogx_count_ == 0) {
-      const std::vector<std::int64_t> table = xlogx_table(max_window_total(kWindowRadius) + 2);
-      xlogx_count_ = static_cast<int>(table.size());
-      xlogx_.upload(reinterpret_cast<const long long*>(table.data()), table.size(), "copying the X table");
-    }
+    // The slide plans depend only on the image's width: made once for a WU's
+    // images of one width (1,026 plans, ~20 ms of host CPU an image before).
     if (image.width != width_) {
       width_ = image.width;
       upload_plans();

@@ -191,9 +191,6 @@ class JobProgress {
   double per_image_ = 0, total_ = 0;
 };
 
-// Process CPU seconds since `start` (std::clock ticks).
-double cpu_seconds_since(std::clock_t start) { return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
-
 void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, Runtime& runtime,
                GlcmResult& result, JobProgress& progress) {
   const std::size_t blocks_per_image = params.level_divisors.size() * params.distances.size();
@@ -227,6 +224,8 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
 }  // namespace
 
 // ---------------------------------------------------------------- public
+
+double cpu_seconds_since(std::clock_t start) { return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
 
 GlcmParams parse_glcm_params(const nlohmann::json& json) {
   if (!json.is_object()) throw InputError("glcm params: not a JSON object");

@@ -13,6 +13,7 @@
 //   summary_json()                      the "summary" output (JSON; last file, names the kind)
 #pragma once
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,8 @@ struct ImageResult {
 struct GlcmPhases {
   double images = 0, loads = 0, blocks = 0;
 };
+// Process CPU seconds since `start` (std::clock ticks), for GlcmPhases.
+double cpu_seconds_since(std::clock_t start);
 
 struct GlcmResult {
   GlcmParams params;

@@ -294,7 +294,7 @@ void add_make_command(CLI::App& glcm, std::function<void(const WorkunitSpec&)> e
   command->add_option("--name", options->name, "WU name prefix: WUs are PREFIX_0, PREFIX_1, ...")->required();
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit, command] {
-    if (!given(command, "--max-cost-per-wu"))
+    if (!option_given(command, "--max-cost-per-wu"))
       options->max_cost = size_class_default(options->size_class, kDefaultMaxCostPerWu, kGpuMaxCostPerWu);
     run_make(*options, emit_in_size_class(emit, options->size_class));
   });
