@@ -60,6 +60,6 @@ inline std::function<void(const WorkunitSpec&)> emit_in_size_class(std::function
 }
 
 // Whether the user gave `name` on the command line (then it wins over the class's default).
-inline bool given(const CLI::App* command, const std::string& name) { return command->get_option(name)->count() > 0; }
+inline bool option_given(const CLI::App* command, const std::string& name) { return command->get_option(name)->count() > 0; }
 
 }  // namespace helix

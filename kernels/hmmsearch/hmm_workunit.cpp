@@ -318,7 +318,7 @@ void add_make_command(CLI::App& hmmsearch, std::function<void(const WorkunitSpec
                       "over the whole database in the merged report");
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit, command] {
-    if (!given(command, "--chunk-residues"))
+    if (!option_given(command, "--chunk-residues"))
       options->chunk_residues = size_class_default(options->size_class, kDefaultChunkResidues, kGpuChunkResidues);
     run_make(*options, emit_in_size_class(emit, options->size_class));
   });

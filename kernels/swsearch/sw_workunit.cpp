@@ -275,9 +275,9 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->add_option("--name", options->name, "search name: WUs are NAME_b<batch>_c<chunk>")->required();
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit, command] {
-    if (!given(command, "--chunk-residues"))
+    if (!option_given(command, "--chunk-residues"))
       options->chunk_residues = size_class_default(options->size_class, kDefaultChunkResidues, kGpuChunkResidues);
-    if (!given(command, "--queries-per-wu"))
+    if (!option_given(command, "--queries-per-wu"))
       options->queries_per_wu = size_class_default(options->size_class, kDefaultQueriesPerWu, kGpuQueriesPerWu);
     run_make(*options, emit_in_size_class(emit, options->size_class));
   });
