@@ -1,0 +1,176 @@
+// device_stream.h: the host side of the device layer, what a kind's CUDA
+// engine owns besides device memory (DeviceBuffer, cuda_support.h), written
+// once: streams, ordering events, pinned host memory and CUDA graphs, each an
+// RAII holder that releases its handle when it goes, and whose every checked
+// call goes through check_cuda() (so a fault is a GpuError, and the test
+// switch HELIX_GPU_FAULT sees it). Include from .cu files only.
+//
+// One stream policy for every engine: non-blocking streams
+// (cudaStreamNonBlocking), which never wait for the legacy default stream nor
+// make it wait. Work on the legacy stream (cudaMemcpy, DeviceBuffer::upload)
+// is therefore not ordered with an engine's streams: DeviceBuffer::upload
+// waits for its copy to land for that reason.
+//
+// Holders start empty and get their handle from create() / reserve() /
+// capture(), not from their constructor: an engine's members are constructed
+// before its constructor has selected the device (select_cuda_device()), and
+// a handle made before that would belong to the wrong device or context.
+// Destructors never throw: after a fault the release calls' statuses are
+// ignored, as the runtime's own teardown would ignore them.
+//
+// Contents:
+//   CudaEvent          an event for ordering streams only (no timing)
+//   CudaStream         a non-blocking stream; converts to cudaStream_t
+//   PinnedBuffer<T>    page-locked host memory, grow-only (reserve)
+//   CudaGraph          an instantiated CUDA graph, captured from a stream
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "core/cuda_support.h"
+
+namespace helix {
+
+// An event that only orders streams (cudaEventDisableTiming: recording it
+// costs no timestamp). Empty until create().
+class CudaEvent {
+ public:
+  CudaEvent() = default;
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  ~CudaEvent() { release(); }
+
+  // Creates the event, releasing any held one. Throws GpuError naming `what`.
+  void create(const char* what) {
+    release();
+    check_cuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), what);
+  }
+  // Marks the point reached by `stream`'s queue so far. Throws GpuError.
+  void record(cudaStream_t stream, const char* what) const { check_cuda(cudaEventRecord(event_, stream), what); }
+
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  void release() {
+    if (event_) cudaEventDestroy(event_);
+    event_ = nullptr;
+  }
+  cudaEvent_t event_ = nullptr;
+};
+
+// A non-blocking CUDA stream. Empty (no stream; converts to the legacy
+// stream's handle 0) until create().
+class CudaStream {
+ public:
+  CudaStream() = default;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  ~CudaStream() { release(); }
+
+  // Creates the stream (cudaStreamNonBlocking), releasing any held one.
+  // Throws GpuError naming `what`.
+  void create(const char* what) {
+    release();
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), what);
+  }
+  // Waits until everything queued on the stream has finished. Throws GpuError.
+  void synchronize(const char* what) const { check_cuda(cudaStreamSynchronize(stream_), what); }
+  // Makes work queued on this stream from now on wait for what `event` last
+  // recorded (on any stream). Throws GpuError.
+  void wait_for(const CudaEvent& event, const char* what) const {
+    check_cuda(cudaStreamWaitEvent(stream_, event.get(), 0), what);
+  }
+
+  cudaStream_t get() const { return stream_; }
+  // For launches and the runtime's *Async calls: kernel<<<grid, block, 0, stream>>>.
+  operator cudaStream_t() const { return stream_; }
+
+ private:
+  void release() {
+    if (stream_) cudaStreamDestroy(stream_);
+    stream_ = nullptr;
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+// Page-locked host memory for T (cudaMallocHost), so that a copy to or from
+// the device is one DMA, asynchronous on a stream, instead of a CPU copy
+// through the runtime's staging buffer. Grow-only: reserve() keeps the memory
+// when it already holds enough, so an engine reuses it call after call.
+template <typename T>
+struct PinnedBuffer {
+  T* data = nullptr;
+  std::size_t capacity = 0;  // elements
+
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { release(); }
+
+  // Room for at least n elements (at least one). When the buffer grows its
+  // contents are not kept (engines refill it before each use). Throws
+  // GpuError naming `what`; the buffer is then empty.
+  void reserve(std::size_t n, const char* what) {
+    if (n == 0) n = 1;
+    if (capacity >= n) return;
+    release();
+    void* memory = nullptr;
+    check_cuda(cudaMallocHost(&memory, n * sizeof(T)), what);
+    data = static_cast<T*>(memory), capacity = n;
+  }
+  void release() {
+    if (data) cudaFreeHost(data);
+    data = nullptr, capacity = 0;
+  }
+};
+
+// An executable CUDA graph (cudaGraphExec_t), made by recording the work an
+// engine queues on a stream. Empty until capture().
+class CudaGraph {
+ public:
+  CudaGraph() = default;
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+  ~CudaGraph() { release(); }
+
+  // Records what `enqueue()` queues on `stream` (capture mode thread-local:
+  // other threads' CUDA calls are not affected) and instantiates it,
+  // replacing any held graph. Launches inside the capture are only recorded,
+  // not run. Throws GpuError naming `capturing` (begin, end) or
+  // `instantiating`; when enqueue() throws, the capture is ended and its
+  // graph dropped before the exception goes on, so the stream is usable.
+  template <typename Enqueue>
+  void capture(cudaStream_t stream, const char* capturing, const char* instantiating, Enqueue&& enqueue) {
+    release();
+    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), capturing);
+    try {
+      std::forward<Enqueue>(enqueue)();
+    } catch (...) {
+      cudaGraph_t abandoned = nullptr;
+      cudaStreamEndCapture(stream, &abandoned);
+      if (abandoned) cudaGraphDestroy(abandoned);
+      throw;
+    }
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaStreamEndCapture(stream, &graph), capturing);
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    if (instantiated != cudaSuccess) exec_ = nullptr;
+    check_cuda(instantiated, instantiating);
+  }
+  // Queues one run of the graph on `stream`. Throws GpuError naming `what`.
+  void launch(cudaStream_t stream, const char* what) const { check_cuda(cudaGraphLaunch(exec_, stream), what); }
+
+  explicit operator bool() const { return exec_ != nullptr; }
+
+ private:
+  void release() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+  }
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace helix
