@@ -3,11 +3,11 @@
 // boundaries. Everything a restart needs is in the checkpoint (labels, class
 // model, trace, sweep count), so a restarted run is byte-identical.
 #include <cstdlib>
-#include <cstring>
 
 #include <nlohmann/json.hpp>
 
 #include "core/byte_codec.h"
+#include "core/checkpoint.h"
 #include "core/errors.h"
 #include "mrf.h"
 
@@ -32,9 +32,7 @@ std::string state_fingerprint(const Volume& volume, const MrfParams& params) {
 }
 
 std::vector<std::uint8_t> encode_state(const SolverState& state, const std::string& fingerprint) {
-  ByteWriter writer;
-  writer.put_bytes(kStateMagic, 8);
-  writer.put_string(fingerprint);
+  ByteWriter writer = begin_checkpoint(kStateMagic, fingerprint);
   writer.put<std::uint32_t>(state.sweeps_done);
   writer.put<std::uint8_t>(state.finished), writer.put<std::uint8_t>(state.converged);
   for (int k = 0; k < kClassCount; ++k) writer.put<double>(state.model.mean[k]), writer.put<double>(state.model.variance[k]);
@@ -51,10 +49,7 @@ std::vector<std::uint8_t> encode_state(const SolverState& state, const std::stri
 // Returns false (start afresh) for a checkpoint of another WU or a damaged one.
 bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& fingerprint, std::size_t voxels,
                   SolverState& state) {
-  try {
-    ByteReader reader(bytes, "checkpoint");
-    if (reader.remaining() < 8 || std::memcmp(reader.take(8), kStateMagic, 8) != 0) return false;
-    if (reader.get_string(1 << 20) != fingerprint) return false;
+  return read_checkpoint(bytes, kStateMagic, fingerprint, [&](ByteReader& reader) {
     state.sweeps_done = reader.get<std::uint32_t>();
     state.finished = reader.get<std::uint8_t>(), state.converged = reader.get<std::uint8_t>();
     for (int k = 0; k < kClassCount; ++k) state.model.mean[k] = reader.get<double>(), state.model.variance[k] = reader.get<double>();
@@ -68,9 +63,7 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& fin
     if (frame_size != reader.remaining()) return false;
     state.labels = zstd_decompress(reader.take(frame_size), frame_size, voxels, "checkpoint");
     return true;
-  } catch (const InputError&) {
-    return false;
-  }
+  });
 }
 
 SolverState initial_state(const Volume& volume, const MrfParams& params) {
@@ -99,12 +92,12 @@ MrfResult solve_mrf(const Volume& volume, const MrfParams& params, SweepEngine& 
     state.converged = batch.converged;
     state.finished = state.converged || state.sweeps_done >= static_cast<std::uint32_t>(params.max_sweeps);
     runtime.report_progress(state.finished ? 1.0 : static_cast<double>(state.sweeps_done) / params.max_sweeps);
-    const bool stop = runtime.should_stop();
-    if (!state.finished && (stop || runtime.checkpoint_due())) {
-      state.labels = engine.labels();
-      runtime.save_state(encode_state(state, fingerprint));
-    }
-    if (stop && !state.finished) throw StopRequested();
+    // A finished run saves nothing and stops for nothing: its result follows at once.
+    if (!state.finished)
+      checkpoint_block_boundary(runtime, [&] {
+        state.labels = engine.labels();
+        return encode_state(state, fingerprint);
+      });
   }
 
   MrfResult result;
