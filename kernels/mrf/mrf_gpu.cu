@@ -3,8 +3,10 @@
 // Layers (CUB style): GpuSweepEngine (host: owns device memory, launches a
 // batch of sweeps, one synchronisation per batch) -> colour_update_kernel (one
 // colour of the checkerboard) and end_of_sweep_kernel (class re-estimation and
-// the stopping rule) -> accumulate_block (block-level integer reduction) ->
-// update_voxel (per-voxel decision, shared with the CPU via mrf_model.h).
+// the stopping rule) -> accumulate_block (block-level integer reduction, the
+// device layer's BlockReduce) -> update_voxel (per-voxel decision, shared
+// with the CPU via mrf_model.h). The stream, pinned batch state and batch
+// graph are the device layer's (core/device_stream.h).
 //
 // Exactness: the kernels compare integer energies (class terms from
 // class_term_fixed(), the CPU table's own formula), draw proposals from the
@@ -16,7 +18,9 @@
 #include <string>
 
 #include "core/cuda_support.h"
+#include "core/device_stream.h"
 #include "core/errors.h"
+#include "core/warp_reduce.cuh"
 #include "mrf.h"
 
 namespace helix::mrf {
@@ -200,18 +204,14 @@ __device__ int coin_of(std::uint32_t voxel, std::uint32_t group, std::uint32_t w
   return static_cast<int>((((voxel >> 5) == group ? word : next_word) >> (voxel & 31)) & 1u);
 }
 
+// The kernels' blocks as the device layer's block reduction sees them.
+using BlockSum = BlockReduce<unsigned long long, kBlockX, kBlockY>;
+
 // Block-level sum of one 64-bit value per thread; thread 0 adds it to *total.
-__device__ void block_accumulate(unsigned long long value, unsigned long long* total, unsigned long long* scratch) {
-  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_down_sync(0xffffffffu, value, offset);
-  const int thread = threadIdx.x + threadIdx.y * kBlockX;
-  if ((thread & 31) == 0) scratch[thread >> 5] = value;
-  __syncthreads();
-  if (thread == 0) {
-    unsigned long long block_total = 0;
-    for (int warp = 0; warp < kBlockThreads / 32; ++warp) block_total += scratch[warp];
-    if (block_total) atomicAdd(total, block_total);
-  }
-  __syncthreads();
+__device__ void block_accumulate(unsigned long long value, unsigned long long* total, BlockSum::TempStorage& scratch) {
+  const unsigned long long block_total = BlockSum::sum(value, scratch);
+  if (BlockSum::thread_rank() == 0 && block_total) atomicAdd(total, block_total);
+  __syncthreads();  // the scratch is free for the next sum
 }
 
 __device__ unsigned long long as_word(long long value) { return static_cast<unsigned long long>(value); }
@@ -219,7 +219,7 @@ __device__ unsigned long long as_word(long long value) { return static_cast<unsi
 // Adds a block's totals to the pass totals. Blocks where no label changed
 // (most of them after the first sweeps) skip the reduction: all their
 // contributions are zero.
-__device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals, unsigned long long* scratch) {
+__device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals, BlockSum::TempStorage& scratch) {
   if (!__syncthreads_or(mine.changed)) return;
   block_accumulate(as_word(mine.delta_energy), &totals->delta_energy, scratch);
   block_accumulate(as_word(mine.changed), &totals->labels_changed, scratch);
@@ -237,7 +237,7 @@ __device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals,
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
     colour_update_kernel(VolumeView v, const DeviceBatchState* batch, int slot, int colour, const int2* class_table,
                          DeviceTotals* totals) {
-  __shared__ unsigned long long scratch[kBlockThreads / 32];
+  __shared__ BlockSum::TempStorage scratch;
   if (batch->finished) return;  // the same for every thread of the grid
   SweepConstants constants = batch->first;
   constants.sweep_index += slot;
@@ -281,7 +281,7 @@ struct DeviceClassSums {
 };
 
 __global__ void __launch_bounds__(kBlockThreads) class_sums_kernel(VolumeView v, DeviceClassSums* total) {
-  __shared__ unsigned long long scratch[kBlockThreads / 32];
+  __shared__ BlockSum::TempStorage scratch;
   const int x = blockIdx.x * kBlockX + threadIdx.x;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   long long count[kClassCount] = {0, 0, 0}, sum[kClassCount] = {0, 0, 0}, sum_sq[kClassCount] = {0, 0, 0};
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(kBlockThreads) class_sums_kernel(VolumeView v,
 // neighbour), one thread per (x, y) column of the volume.
 __global__ void __launch_bounds__(kBlockThreads)
     energy_kernel(VolumeView v, ClassTerms terms, SweepConstants constants, unsigned long long* total) {
-  __shared__ unsigned long long scratch[kBlockThreads / 32];
+  __shared__ BlockSum::TempStorage scratch;
   const int x = blockIdx.x * kBlockX + threadIdx.x;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   long long energy = 0;
@@ -374,16 +374,11 @@ class GpuSweepEngine : public SweepEngine {
  public:
   explicit GpuSweepEngine(int device) : device_(device) {
     name_ = select_cuda_device(device);
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaMallocHost(&host_batch_, sizeof(DeviceBatchState)), "allocating pinned memory");
+    stream_.create("creating a stream");
+    host_batch_.reserve(1, "allocating pinned memory");
     batch_.allocate(1, "allocating batch state on the GPU");
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
     class_table_.allocate(kIntensityCount, "allocating the class table on the GPU");
-  }
-  ~GpuSweepEngine() override {
-    if (batch_graph_) cudaGraphExecDestroy(batch_graph_);
-    if (host_batch_) cudaFreeHost(host_batch_);
-    if (stream_) cudaStreamDestroy(stream_);
   }
 
   std::string description() const override { return "CUDA device " + std::to_string(device_) + " (" + name_ + ")"; }
@@ -450,7 +445,7 @@ class GpuSweepEngine : public SweepEngine {
     unsigned long long total = 0;
     check_cuda(cudaMemcpyAsync(&total, energy.data, sizeof total, cudaMemcpyDeviceToHost, stream_),
                "reading the energy");
-    check_cuda(cudaStreamSynchronize(stream_), "computing the energy on the GPU");
+    stream_.synchronize("computing the energy on the GPU");
     return static_cast<std::int64_t>(total);  // two's complement, as summed
   }
 
@@ -474,7 +469,7 @@ class GpuSweepEngine : public SweepEngine {
     DeviceClassSums host;
     check_cuda(cudaMemcpyAsync(&host, total.data, sizeof host, cudaMemcpyDeviceToHost, stream_),
                "reading the class sums");
-    check_cuda(cudaStreamSynchronize(stream_), "summing the classes on the GPU");
+    stream_.synchronize("summing the classes on the GPU");
     ClassSums sums;
     for (int k = 0; k < kClassCount; ++k) {  // two's complement, as summed
       sums.count[k] = static_cast<std::int64_t>(host.count[k]);
@@ -497,28 +492,23 @@ class GpuSweepEngine : public SweepEngine {
   // Records the launches of one full batch (kMaxBatch sweeps: two colour
   // passes and the end-of-sweep step each) as a CUDA graph for this volume.
   void capture_batch_graph() {
-    if (batch_graph_) cudaGraphExecDestroy(batch_graph_), batch_graph_ = nullptr;
     const VolumeView view = device_view();
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
                     (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
-    cudaGraph_t graph = nullptr;
-    check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "capturing the sweep batch");
-    cudaMemsetAsync(totals_.data, 0, kMaxBatch * sizeof(DeviceTotals), stream_);
-    const int table_blocks = (kIntensityCount + 255) / 256;
-    class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
-    for (int slot = 0; slot < kMaxBatch; ++slot) {
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_table_.data,
-                                                        totals_.data + slot);
-      colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_table_.data,
-                                                        totals_.data + slot);
-      end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot);
+    batch_graph_.capture(stream_, "capturing the sweep batch", "instantiating the sweep batch", [&] {
+      cudaMemsetAsync(totals_.data, 0, kMaxBatch * sizeof(DeviceTotals), stream_);
+      const int table_blocks = (kIntensityCount + 255) / 256;
       class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
-    }
-    check_cuda(cudaStreamEndCapture(stream_, &graph), "capturing the sweep batch");
-    const cudaError_t instantiated = cudaGraphInstantiate(&batch_graph_, graph, 0);
-    cudaGraphDestroy(graph);
-    check_cuda(instantiated, "instantiating the sweep batch");
+      for (int slot = 0; slot < kMaxBatch; ++slot) {
+        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_table_.data,
+                                                          totals_.data + slot);
+        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_table_.data,
+                                                          totals_.data + slot);
+        end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot);
+        class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
+      }
+    });
   }
 
   // Runs up to `count` sweeps from constants.sweep_index with one graph launch
@@ -526,7 +516,7 @@ class GpuSweepEngine : public SweepEngine {
   // the last. Returns the batch state as read back (pinned memory).
   const DeviceBatchState& run_batch(const ClassModel& model, const SweepConstants& constants, int count,
                                     double min_variance, long long tolerance, std::uint32_t max_sweeps) {
-    DeviceBatchState& state = *host_batch_;
+    DeviceBatchState& state = *host_batch_.data;
     state.first = constants;
     state.last_slot = (count < kMaxBatch ? count : kMaxBatch) - 1;
     state.max_sweeps = max_sweeps;
@@ -538,12 +528,14 @@ class GpuSweepEngine : public SweepEngine {
     }
     state.terms = class_terms(model);
     state.finished = state.converged = state.sweeps_run = 0;
-    check_cuda(cudaMemcpyAsync(batch_.data, host_batch_, sizeof(DeviceBatchState), cudaMemcpyHostToDevice, stream_),
+    check_cuda(cudaMemcpyAsync(batch_.data, host_batch_.data, sizeof(DeviceBatchState), cudaMemcpyHostToDevice,
+                               stream_),
                "uploading the batch state");
-    check_cuda(cudaGraphLaunch(batch_graph_, stream_), "launching MRF sweeps");
-    check_cuda(cudaMemcpyAsync(host_batch_, batch_.data, sizeof(DeviceBatchState), cudaMemcpyDeviceToHost, stream_),
+    batch_graph_.launch(stream_, "launching MRF sweeps");
+    check_cuda(cudaMemcpyAsync(host_batch_.data, batch_.data, sizeof(DeviceBatchState), cudaMemcpyDeviceToHost,
+                               stream_),
                "reading the batch state");
-    check_cuda(cudaStreamSynchronize(stream_), "running MRF sweeps");
+    stream_.synchronize("running MRF sweeps");
     for (int k = 0; k < kClassCount; ++k)
       sums_.count[k] = state.count[k], sums_.sum[k] = state.sum[k], sums_.sum_sq[k] = state.sum_sq[k];
     return state;
@@ -551,8 +543,8 @@ class GpuSweepEngine : public SweepEngine {
 
   int device_;
   std::string name_;
-  cudaStream_t stream_ = nullptr;
-  DeviceBatchState* host_batch_ = nullptr;
+  CudaStream stream_;
+  PinnedBuffer<DeviceBatchState> host_batch_;  // the batch state's upload and read-back
   const Volume* volume_ = nullptr;
   int pitch_ = 0;
   ClassSums sums_;  // of the labels on the device, kept up to date by run_batch()
@@ -561,7 +553,7 @@ class GpuSweepEngine : public SweepEngine {
   DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
   DeviceBuffer<int2> class_table_;  // term_over_air of every int16 intensity, for the current sweep
   DeviceBuffer<DeviceBatchState> batch_;
-  cudaGraphExec_t batch_graph_ = nullptr;  // one batch's launches, for the loaded volume
+  CudaGraph batch_graph_;  // one batch's launches, for the loaded volume
 };
 
 }  // namespace
