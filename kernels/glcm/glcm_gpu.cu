@@ -11,6 +11,8 @@
 // segment's t-th window; at the end each lane turns its window's sums into the
 // 13 features (the shared haralick_features) and adds their fixed-point values
 // to the window's totals with 64-bit atomics (again order-free integers).
+// Streams, pinned memory and the integer warp and block reductions are the
+// device layer's (core/device_stream.h, core/warp_reduce.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,6 +20,8 @@
 #include <string>
 
 #include "core/cuda_support.h"
+#include "core/device_stream.h"
+#include "core/warp_reduce.cuh"
 #include "glcm_engine.h"
 
 namespace helix::glcm {
@@ -100,13 +104,9 @@ __device__ GlcmSums to_glcm_sums(const WindowSums& w, int pair_count, double idm
   return g;
 }
 
-constexpr unsigned kFullWarp = 0xffffffffu;
-
-// The warp's total of a 64-bit value by shuffles: exact for any values.
-__device__ __forceinline__ long long warp_sum_any(long long v) {
-  for (int step = 16; step >= 1; step /= 2) v += __shfl_xor_sync(kFullWarp, v, step);
-  return v;
-}
+// The warp's total of a 64-bit value by shuffles (warp_sum of a 64-bit
+// type): exact for any values.
+__device__ __forceinline__ long long warp_sum_any(long long v) { return warp_sum(v); }
 
 // The warp's total of a 64-bit value with two 32-bit warp reductions (one
 // instruction each on sm_80 and later, against five rounds of two shuffles):
@@ -114,8 +114,8 @@ __device__ __forceinline__ long long warp_sum_any(long long v) {
 // summed signed. Exact when every |v| < 2^51 (the rests then sum below 2^30).
 constexpr int kSplitBits = 26;
 __device__ __forceinline__ long long warp_sum_small(long long v) {
-  const unsigned low = __reduce_add_sync(kFullWarp, static_cast<unsigned>(v & ((1ll << kSplitBits) - 1)));
-  const int high = __reduce_add_sync(kFullWarp, static_cast<int>(v >> kSplitBits));
+  const unsigned low = warp_sum(static_cast<unsigned>(v & ((1ll << kSplitBits) - 1)));
+  const int high = warp_sum(static_cast<int>(v >> kSplitBits));
   return (static_cast<long long>(high) << kSplitBits) + low;
 }
 // A pair changes one X sum by at most 2 (X(1595) - X(1594)) < 2^48.1, so a lane
@@ -125,11 +125,11 @@ constexpr int kMaxPairsPerLaneAndStep = 6;
 // The warp's total of every lane's share; `small` says warp_sum_small applies.
 __device__ WindowSums warp_total(const WindowSums& p, bool small) {
   WindowSums t;
-  t.counts_squared = __reduce_add_sync(kFullWarp, p.counts_squared);
-  t.cross_moment = __reduce_add_sync(kFullWarp, p.cross_moment);
-  t.marginal_first = __reduce_add_sync(kFullWarp, p.marginal_first);
-  t.marginal_second = __reduce_add_sync(kFullWarp, p.marginal_second);
-  t.difference_first = __reduce_add_sync(kFullWarp, p.difference_first);
+  t.counts_squared = warp_sum(p.counts_squared);
+  t.cross_moment = warp_sum(p.cross_moment);
+  t.marginal_first = warp_sum(p.marginal_first);
+  t.marginal_second = warp_sum(p.marginal_second);
+  t.difference_first = warp_sum(p.difference_first);
   if (small) {
     t.cell_xlogx = warp_sum_small(p.cell_xlogx), t.marginal_xlogx = warp_sum_small(p.marginal_xlogx);
     t.sum_xlogx = warp_sum_small(p.sum_xlogx), t.difference_xlogx = warp_sum_small(p.difference_xlogx);
@@ -193,7 +193,9 @@ struct IdmTerms {
     if (low_now != low_count) low_count = low_now, low = idm_bin_term(low_now, lane);
     if (high_now != high_count) high_count = high_now, high = idm_bin_term(high_now, lane + 32);
     double t = low + high;
-    for (int step = 16; step >= 1; step /= 2) t = t + __shfl_xor_sync(kFullWarp, t, step);
+    // A double sum in the tree's own order, written out: not one for the
+    // device layer's reductions, which promise no floating-point order.
+    for (int step = 16; step >= 1; step /= 2) t = t + __shfl_xor_sync(kFullWarpMask, t, step);
     return t;
   }
 };
@@ -282,7 +284,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, kBlocksPerSm) slide_kerne
 //
 // reduce_windows() on the device, so the host receives 13 maxima, minima,
 // their windows and totals instead of every window's sums. One thread block
-// per feature; ties go to the lower window index, as on the host.
+// per feature; ties go to the lower window index, as on the host. The block
+// reductions are the device layer's (BlockReduce): a total is an integer sum,
+// and the extremes are chosen by a strict order on (value, window), so the
+// result is the same in any order of reduction.
 constexpr int kReduceThreads = 512;
 
 struct DeviceReduction {
@@ -301,11 +306,26 @@ __device__ __forceinline__ void keep_larger(Extreme& a, Extreme b) {
 __device__ __forceinline__ void keep_smaller(Extreme& a, Extreme b) {
   if (b.value < a.value || (b.value == a.value && b.window < a.window)) a = b;
 }
+// The same as reduction operators.
+struct KeepLarger {
+  __device__ Extreme operator()(Extreme a, Extreme b) const {
+    keep_larger(a, b);
+    return a;
+  }
+};
+struct KeepSmaller {
+  __device__ Extreme operator()(Extreme a, Extreme b) const {
+    keep_smaller(a, b);
+    return a;
+  }
+};
 
 __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const long long* window_sums, int windows,
                                                                 DeviceReduction* out) {
-  __shared__ Extreme largest[kReduceThreads], smallest[kReduceThreads];
-  __shared__ __int128 totals[kReduceThreads];
+  using Extremes = BlockReduce<Extreme, kReduceThreads>;
+  using Totals = BlockReduce<__int128, kReduceThreads>;
+  __shared__ typename Extremes::TempStorage largest_of_warp, smallest_of_warp;
+  __shared__ typename Totals::TempStorage total_of_warp;
   const int feature = blockIdx.x, t = threadIdx.x;
   Extreme high{window_sums[feature], 0}, low = high;
   __int128 total = 0;
@@ -315,20 +335,13 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const long long*
     keep_smaller(low, Extreme{v, w});
     total += v;
   }
-  largest[t] = high, smallest[t] = low, totals[t] = total;
-  __syncthreads();
-  for (int half = kReduceThreads / 2; half > 0; half /= 2) {
-    if (t < half) {
-      keep_larger(largest[t], largest[t + half]);
-      keep_smaller(smallest[t], smallest[t + half]);
-      totals[t] += totals[t + half];
-    }
-    __syncthreads();
-  }
-  if (t == 0) {
-    out->max[feature] = largest[0].value, out->max_window[feature] = largest[0].window;
-    out->min[feature] = smallest[0].value, out->min_window[feature] = smallest[0].window;
-    out->total[feature] = totals[0];
+  const Extreme largest = Extremes::reduce(high, KeepLarger{}, largest_of_warp);
+  const Extreme smallest = Extremes::reduce(low, KeepSmaller{}, smallest_of_warp);
+  total = Totals::sum(total, total_of_warp);
+  if (t == 0) {  // the blocks' results are thread 0's
+    out->max[feature] = largest.value, out->max_window[feature] = largest.window;
+    out->min[feature] = smallest.value, out->min_window[feature] = smallest.window;
+    out->total[feature] = total;
   }
 }
 
@@ -336,17 +349,12 @@ class GpuEngine final : public GlcmEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaMallocHost(&host_reduction_, sizeof(DeviceReduction)), "allocating pinned memory");
+    stream_.create("creating a stream");
+    host_reduction_.reserve(1, "allocating pinned memory");
     reduction_.allocate(1, "allocating the block reduction on the GPU");
     const std::vector<std::int64_t> table = xlogx_table(max_window_total(kWindowRadius) + 2);
     xlogx_count_ = static_cast<int>(table.size());
     xlogx_.upload(reinterpret_cast<const long long*>(table.data()), table.size(), "copying the X table");
-  }
-  ~GpuEngine() override {
-    if (host_reduction_) cudaFreeHost(host_reduction_);
-    if (host_sums_) cudaFreeHost(host_sums_);
-    if (stream_) cudaStreamDestroy(stream_);
   }
 
   std::string description() const override { return "GPU " + name_ + " (sliding windows, a warp per segment)"; }
@@ -373,12 +381,7 @@ class GpuEngine final : public GlcmEngine {
       window_sums_.allocate(window_count_ * kFeatureCount, "allocating window sums on the GPU");
     // Pinned, so the copy back is one DMA instead of a CPU copy through a
     // staging buffer; kept for the next image when it is large enough.
-    const std::size_t sums_needed = std::max<std::size_t>(window_count_, 1);
-    if (host_sums_capacity_ < sums_needed) {
-      if (host_sums_) cudaFreeHost(host_sums_), host_sums_ = nullptr, host_sums_capacity_ = 0;
-      check_cuda(cudaMallocHost(&host_sums_, sums_needed * sizeof(FixedFeatures)), "allocating pinned memory for window sums");
-      host_sums_capacity_ = sums_needed;
-    }
+    host_sums_.reserve(window_count_, "allocating pinned memory for window sums");
   }
 
   std::vector<FixedFeatures> window_sums(int level_divisor, int distance) override {
@@ -386,8 +389,8 @@ class GpuEngine final : public GlcmEngine {
     if (window_count_ == 0) return sums;
     compute(level_divisor, distance);
     copy_windows_back();
-    check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
-    std::copy(host_sums_, host_sums_ + window_count_, sums.begin());
+    stream_.synchronize("computing GLCM features");
+    std::copy(host_sums_.data, host_sums_.data + window_count_, sums.begin());
     return sums;
   }
 
@@ -397,18 +400,19 @@ class GpuEngine final : public GlcmEngine {
     reduce_kernel<<<kFeatureCount, kReduceThreads, 0, stream_>>>(
         reinterpret_cast<const long long*>(window_sums_.data), static_cast<int>(window_count_), reduction_.data);
     check_cuda(cudaGetLastError(), "launching the block reduction");
-    check_cuda(cudaMemcpyAsync(host_reduction_, reduction_.data, sizeof(DeviceReduction), cudaMemcpyDeviceToHost,
-                               stream_),
+    check_cuda(cudaMemcpyAsync(host_reduction_.data, reduction_.data, sizeof(DeviceReduction),
+                               cudaMemcpyDeviceToHost, stream_),
                "copying the block reduction back");
     BlockOutput out;
     if (keep_windows) out.windows.resize(window_count_), copy_windows_back();
-    check_cuda(cudaStreamSynchronize(stream_), "computing GLCM features");
-    if (keep_windows) std::copy(host_sums_, host_sums_ + window_count_, out.windows.begin());
+    stream_.synchronize("computing GLCM features");
+    if (keep_windows) std::copy(host_sums_.data, host_sums_.data + window_count_, out.windows.begin());
+    const DeviceReduction& reduction = *host_reduction_.data;
     for (int k = 0; k < kFeatureCount; ++k) {
-      out.reduction.max[k] = host_reduction_->max[k], out.reduction.min[k] = host_reduction_->min[k];
-      out.reduction.max_window[k] = host_reduction_->max_window[k];
-      out.reduction.min_window[k] = host_reduction_->min_window[k];
-      out.reduction.total[k] = host_reduction_->total[k];
+      out.reduction.max[k] = reduction.max[k], out.reduction.min[k] = reduction.min[k];
+      out.reduction.max_window[k] = reduction.max_window[k];
+      out.reduction.min_window[k] = reduction.min_window[k];
+      out.reduction.total[k] = reduction.total[k];
     }
     return out;
   }
@@ -428,7 +432,7 @@ class GpuEngine final : public GlcmEngine {
   }
   // Queues the copy of every window's sums into pinned memory (complete after a sync).
   void copy_windows_back() {
-    check_cuda(cudaMemcpyAsync(host_sums_, window_sums_.data, window_count_ * sizeof(FixedFeatures),
+    check_cuda(cudaMemcpyAsync(host_sums_.data, window_sums_.data, window_count_ * sizeof(FixedFeatures),
                                cudaMemcpyDeviceToHost, stream_),
                "copying window sums back");
   }
@@ -488,10 +492,9 @@ class GpuEngine final : public GlcmEngine {
   }
 
   std::string name_;
-  cudaStream_t stream_ = nullptr;
-  FixedFeatures* host_sums_ = nullptr;  // pinned, host_sums_capacity_ >= window_count_ entries
-  std::size_t host_sums_capacity_ = 0;
-  DeviceReduction* host_reduction_ = nullptr;  // pinned
+  CudaStream stream_;
+  PinnedBuffer<FixedFeatures> host_sums_;  // capacity >= window_count_ entries
+  PinnedBuffer<DeviceReduction> host_reduction_;
   DeviceBuffer<DeviceReduction> reduction_;
   int width_ = 0;
   std::size_t window_count_ = 0;
