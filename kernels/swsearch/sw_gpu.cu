@@ -30,6 +30,9 @@
 // traceback bits of their alignments (alignments()) run the reference's
 // recurrences as they are, a warp per pair (warp_dp_kernel), so that the host
 // does not; the host only walks the bits back (trace_back()).
+//
+// Streams, events, pinned memory and the warp reductions of the kernels'
+// maxima are the device layer's (core/device_stream.h, core/warp_reduce.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -37,6 +40,8 @@
 #include <stdexcept>
 
 #include "core/cuda_support.h"
+#include "core/device_stream.h"
+#include "core/warp_reduce.cuh"
 #include "sw_engine.h"
 
 namespace helix::sw {
@@ -255,6 +260,12 @@ struct PairStrip {
   }
 };
 
+// The larger of each signed 16-bit half (the pair kernels' two targets), as
+// a reduction operator: a maximum in each half, whatever the order.
+struct HalvesMax {
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return __vmaxs2(a, b); }
+};
+
 // A pair's two best scores, and the targets whose best may have saturated.
 __device__ void record_pair_best(const PairArguments& a, const TargetPair& pair, std::uint32_t best) {
   const int best_first = static_cast<std::int16_t>(best & 0xFFFF), best_second = static_cast<std::int16_t>(best >> 16);
@@ -276,8 +287,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArgume
   // the last pair still takes part in its warp's shuffles, with length 0.
   const bool active = group < a.pair_end - a.pair_begin;
   const TargetPair pair(a, a.pair_end - 1 - group, active);
-  std::uint32_t warp_length = pair.length;  // every lane of the warp runs the same steps (its shuffles need them all)
-  for (int step = 16; step >= 1; step /= 2) warp_length = max(warp_length, __shfl_xor_sync(0xffffffffu, warp_length, step));
+  const std::uint32_t warp_length = warp_max(pair.length);  // every lane of the warp runs the same steps (its shuffles need them all)
   int2* scratch = a.scratch + a.warps[pair.first / 32].scratch_base + pair.first % 32;
   std::uint32_t best = 0;
   // The pass's G strips of the profile, in shared memory for the whole block
@@ -318,8 +328,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArgume
     }
     __syncwarp();  // lane G - 1's row is visible to lane 0 in the next pass
   }
-#pragma unroll
-  for (int step = G / 2; step >= 1; step /= 2) best = __vmaxs2(best, __shfl_xor_sync(0xffffffffu, best, step, G));
+  best = warp_reduce<G>(best, HalvesMax{});
   if (active && lane == 0) record_pair_best(a, pair, best);
 }
 // ------------------------------------------------------------ long targets
@@ -417,7 +426,7 @@ __global__ void __launch_bounds__(kExclusiveBlockThreads) long_pair_kernel(PairA
     }
     __syncwarp();
   }
-  for (int step = 16; step >= 1; step /= 2) best = __vmaxs2(best, __shfl_xor_sync(0xffffffffu, best, step));
+  best = warp_reduce(best, HalvesMax{});
   if (lane == 0 && warp_id < warps) best_of_warp[warp_id] = best;
   __syncthreads();
   if (threadIdx.x != 0) return;
@@ -470,7 +479,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock) rescore_kernel(KernelArgumen
     }
     __syncwarp();  // lane 31's row is visible to lane 0 in the next pass
   }
-  for (int step = 16; step >= 1; step /= 2) best = max(best, __shfl_xor_sync(0xffffffffu, best, step));
+  best = warp_max(best);
   if (lane == 0) a.scores[target] = best;
 }
 
@@ -523,6 +532,17 @@ __device__ __forceinline__ bool better_end(int score, int column, int row, int o
   if (column != other_column) return column < other_column;
   return row < other_row;
 }
+
+// A lane's best cell, and the better of two as a reduction operator: a strict
+// order (better_end), so the warp's best is the same whatever the order.
+struct BestEnd {
+  int score, row, column;
+};
+struct BetterEnd {
+  __device__ __forceinline__ BestEnd operator()(const BestEnd& mine, const BestEnd& other) const {
+    return better_end(other.score, other.column, other.row, mine.score, mine.column, mine.row) ? other : mine;
+  }
+};
 
 template <WarpDp kMode>
 __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArguments a) {
@@ -608,20 +628,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
     __syncwarp();  // lane 31's row is visible to lane 0 in the next pass
   }
   if constexpr (kMode == WarpDp::kTrace) {
-    for (int step = 16; step >= 1; step /= 2) corner = max(corner, __shfl_xor_sync(0xffffffffu, corner, step));
+    corner = warp_max(corner);
     if (lane == 0) a.results[pair] = make_int3(corner, 0, 0);  // H >= 0: only the corner's owner holds a non-zero
   } else if constexpr (kMode == WarpDp::kScore) {
-    for (int step = 16; step >= 1; step /= 2) best = max(best, __shfl_xor_sync(0xffffffffu, best, step));
+    best = warp_max(best);
     if (lane == 0) a.results[pair] = make_int3(best, 0, 0);
   } else {
-    for (int step = 16; step >= 1; step /= 2) {
-      const int other = __shfl_xor_sync(0xffffffffu, best, step);
-      const int other_row = __shfl_xor_sync(0xffffffffu, best_row, step);
-      const int other_column = __shfl_xor_sync(0xffffffffu, best_column, step);
-      if (better_end(other, other_column, other_row, best, best_column, best_row))
-        best = other, best_row = other_row, best_column = other_column;
-    }
-    if (lane == 0) a.results[pair] = best > 0 ? make_int3(best, best_row, best_column) : make_int3(0, -1, -1);
+    const BestEnd end = warp_reduce(BestEnd{best, best_row, best_column}, BetterEnd{});
+    if (lane == 0) a.results[pair] = end.score > 0 ? make_int3(end.score, end.row, end.column) : make_int3(0, -1, -1);
   }
 }
 
@@ -704,23 +718,15 @@ class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaStreamCreateWithFlags(&long_stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaStreamCreateWithFlags(&exclusive_stream_, cudaStreamNonBlocking), "creating a stream");
-    check_cuda(cudaEventCreateWithFlags(&long_done_, cudaEventDisableTiming), "creating an event");
-    check_cuda(cudaEventCreateWithFlags(&exclusive_done_, cudaEventDisableTiming), "creating an event");
+    stream_.create("creating a stream");
+    long_stream_.create("creating a stream");
+    exclusive_stream_.create("creating a stream");
+    long_done_.create("creating an event");
+    exclusive_done_.create("creating an event");
     score_bins_.allocate(kScoreBins, "allocating the score histogram on the GPU");
     best_found_.allocate(1, "allocating the best scores' count on the GPU");
     best_threshold_.allocate(1, "allocating the best scores' threshold on the GPU");
-    check_cuda(cudaMallocHost(&host_best_, sizeof(BestScoresHost)), "allocating pinned memory");
-  }
-  ~GpuEngine() override {
-    if (host_best_) cudaFreeHost(host_best_);
-    if (exclusive_done_) cudaEventDestroy(exclusive_done_);
-    if (long_done_) cudaEventDestroy(long_done_);
-    if (exclusive_stream_) cudaStreamDestroy(exclusive_stream_);
-    if (long_stream_) cudaStreamDestroy(long_stream_);
-    if (stream_) cudaStreamDestroy(stream_);
+    host_best_.reserve(1, "allocating pinned memory");
   }
   std::string description() const override {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
@@ -800,13 +806,14 @@ class GpuEngine final : public SwEngine {
     best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
                                                     best_.data);
     check_cuda(cudaGetLastError(), "launching the best scores' selection");
-    check_cuda(cudaMemcpyAsync(&host_best_->found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+    BestScoresHost& host = *host_best_.data;
+    check_cuda(cudaMemcpyAsync(&host.found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                stream_), "copying the best scores back");
-    check_cuda(cudaMemcpyAsync(host_best_->best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
+    check_cuda(cudaMemcpyAsync(host.best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
                                stream_), "copying the best scores back");
-    check_cuda(cudaStreamSynchronize(stream_), "selecting the best scores on the GPU");
-    const std::uint32_t found = host_best_->found;
-    std::vector<int2> entries(host_best_->best, host_best_->best + std::min(found, kBestCopiedAtOnce));
+    stream_.synchronize("selecting the best scores on the GPU");
+    const std::uint32_t found = host.found;
+    std::vector<int2> entries(host.best, host.best + std::min(found, kBestCopiedAtOnce));
     if (found > kBestCopiedAtOnce) {  // many ties at the threshold
       entries.resize(found);
       check_cuda(cudaMemcpy(entries.data() + kBestCopiedAtOnce, best_.data + kBestCopiedAtOnce,
@@ -838,21 +845,21 @@ class GpuEngine final : public SwEngine {
       upload_pair_profile(profile_long_, query, matrix, kLongRows, long_passes * 32, gaps);
     if (transposed) upload_transposed_inputs(query, matrix);
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
-    check_cuda(cudaEventRecord(long_done_, stream_), "ordering the long pairs after the clearing");
-    check_cuda(cudaStreamWaitEvent(long_stream_, long_done_, 0), "ordering the long pairs after the clearing");
-    check_cuda(cudaStreamWaitEvent(exclusive_stream_, long_done_, 0), "ordering the long pairs after the clearing");
+    long_done_.record(stream_, "ordering the long pairs after the clearing");
+    long_stream_.wait_for(long_done_, "ordering the long pairs after the clearing");
+    exclusive_stream_.wait_for(long_done_, "ordering the long pairs after the clearing");
     // Long pairs on their own stream(s), started first, beside the rest.
     if (transposed) score_long_transposed(gaps);
     else if (long_pairs_ > 0) score_long_pairs(matrix, gaps, long_passes);
     score_pairs(matrix, gaps, group_size, passes);
-    check_cuda(cudaEventRecord(long_done_, long_stream_), "recording the long pairs' end");
-    check_cuda(cudaEventRecord(exclusive_done_, exclusive_stream_), "recording the long pairs' end");
-    check_cuda(cudaStreamWaitEvent(stream_, long_done_, 0), "joining the long pairs' stream");
-    check_cuda(cudaStreamWaitEvent(stream_, exclusive_done_, 0), "joining the long pairs' stream");
+    long_done_.record(long_stream_, "recording the long pairs' end");
+    exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
+    stream_.wait_for(long_done_, "joining the long pairs' stream");
+    stream_.wait_for(exclusive_done_, "joining the long pairs' stream");
     std::uint32_t flagged = 0;
     check_cuda(cudaMemcpyAsync(&flagged, flagged_count_.data, sizeof flagged, cudaMemcpyDeviceToHost, stream_),
                "copying the saturation count back");
-    check_cuda(cudaStreamSynchronize(stream_), "scoring on the GPU");
+    stream_.synchronize("scoring on the GPU");
     if (flagged > 0) {
       upload_profile8(query, matrix, strips);
       rescore_in_32_bits(gaps, strips, flagged);
@@ -1087,7 +1094,7 @@ class GpuEngine final : public SwEngine {
     const std::uint32_t warps_per_block = kThreadsPerBlock / 32;
     rescore_kernel<<<(flagged + warps_per_block - 1) / warps_per_block, kThreadsPerBlock, 0, stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the 32-bit SW kernel");
-    check_cuda(cudaStreamSynchronize(stream_), "rescoring on the GPU");
+    stream_.synchronize("rescoring on the GPU");
   }
 
   // Device memory for one batch of hits: scratch rows and traceback bits.
@@ -1190,7 +1197,7 @@ class GpuEngine final : public SwEngine {
     warp_dp_kernel<kMode><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
                             kThreadsPerBlock, 0, stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the hits' DP kernel");
-    check_cuda(cudaStreamSynchronize(stream_), "the hits' dynamic programming on the GPU");
+    stream_.synchronize("the hits' dynamic programming on the GPU");
     std::vector<int3> results(count);
     check_cuda(cudaMemcpy(results.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
                "copying the hits' results back");
@@ -1203,10 +1210,10 @@ class GpuEngine final : public SwEngine {
   }
 
   std::string name_;
-  cudaStream_t stream_ = nullptr;
-  cudaStream_t long_stream_ = nullptr;       // the long pairs' kernel, beside the rest
-  cudaStream_t exclusive_stream_ = nullptr;  // the longest pairs' kernel, beside both
-  cudaEvent_t long_done_ = nullptr, exclusive_done_ = nullptr;
+  CudaStream stream_;
+  CudaStream long_stream_;       // the long pairs' kernel, beside the rest
+  CudaStream exclusive_stream_;  // the longest pairs' kernel, beside both
+  CudaEvent long_done_, exclusive_done_;
   std::vector<std::size_t> order_;  // sorted position -> original target index
   std::size_t target_count_ = 0;
   std::size_t bulk_pairs_ = 0, long_pairs_ = 0;  // sorted pairs [0, bulk) to pair_group_kernel, the rest to long_pair_kernel
@@ -1231,7 +1238,7 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint32_t> score_bins_, best_found_;  // best_scores(): the histogram, the count found
   DeviceBuffer<std::int32_t> best_threshold_;
   DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
-  BestScoresHost* host_best_ = nullptr;            // pinned
+  PinnedBuffer<BestScoresHost> host_best_;
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
