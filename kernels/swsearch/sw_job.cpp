@@ -1,26 +1,24 @@
-// sw_job.cpp: a swsearch work unit from inputs to result files (sw_job.h).
+// sw_job.cpp: a swsearch work unit from inputs to result (sw_job.h): the
+// scan of the database chunk block by block, checkpointed between blocks
+// (core/checkpoint.h's envelope around the candidates so far), then the
+// reported hits' ends and alignments.
 #include "sw_job.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <numeric>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "core/byte_codec.h"
+#include "core/checkpoint.h"
 #include "core/errors.h"
-#include "core/names.h"
 #include "core/file_io.h"
 #include "sw_statistics.h"
 
 namespace helix::sw {
 namespace {
 
-constexpr char kChunkMagic[8] = {'H', 'X', 'S', 'W', 'D', 'B', '0', '1'};
 constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '1'};
 
 // A candidate hit during the scan: ranked by score, then database ordinal.
@@ -55,9 +53,7 @@ std::string fingerprint(const SwParams& params, std::size_t queries, const Datab
 }
 
 std::vector<std::uint8_t> encode_state(const ScanState& state, const std::string& print) {
-  ByteWriter w;
-  w.put_bytes(kStateMagic, 8);
-  w.put_string(print);
+  ByteWriter w = begin_checkpoint(kStateMagic, print);
   w.put<std::uint32_t>(state.next_block);
   w.put<std::uint32_t>(state.candidates.size());
   for (const auto& list : state.candidates) {
@@ -67,13 +63,10 @@ std::vector<std::uint8_t> encode_state(const ScanState& state, const std::string
   return std::move(w.bytes());
 }
 
-// False (start afresh) for another WU's state or a damaged one.
+// False (start afresh, `state` untouched) for another WU's state or a damaged one.
 bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& print, std::size_t queries,
                   std::size_t chunk_targets, ScanState& state) {
-  try {
-    ByteReader r(bytes, "checkpoint");
-    if (r.remaining() < 8 || std::memcmp(r.take(8), kStateMagic, 8) != 0) return false;
-    if (r.get_string(1 << 20) != print) return false;
+  return read_checkpoint(bytes, kStateMagic, print, [&](ByteReader& r) {
     ScanState loaded;
     loaded.next_block = r.get<std::uint32_t>();
     if (r.get<std::uint32_t>() != queries) return false;
@@ -90,9 +83,7 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
     if (r.remaining() != 0) return false;
     state = std::move(loaded);
     return true;
-  } catch (const InputError&) {
-    return false;
-  }
+  });
 }
 
 TargetSet block_targets(const DatabaseChunk& chunk, std::uint32_t first, std::uint32_t count) {
@@ -193,123 +184,6 @@ QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& c
 
 }  // namespace
 
-DatabaseChunk make_chunk(std::vector<FastaRecord> records, const std::vector<std::uint64_t>& ordinals) {
-  if (ordinals.size() != records.size()) throw InputError("database chunk: one ordinal per record expected");
-  for (const FastaRecord& record : records)
-    if (record.id.size() > kMaxIdLength)
-      throw InputError("database chunk: id '" + record.id.substr(0, 40) + "...' is longer than " +
-                       std::to_string(kMaxIdLength) + " characters");
-  std::vector<std::size_t> order(records.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto la = records[a].residues.size(), lb = records[b].residues.size();
-    return la != lb ? la < lb : ordinals[a] < ordinals[b];
-  });
-  DatabaseChunk chunk;
-  for (std::size_t k : order) {
-    chunk.ids.push_back(records[k].id);
-    chunk.ordinals.push_back(ordinals[k]);
-    chunk.targets.residues.insert(chunk.targets.residues.end(), records[k].residues.begin(), records[k].residues.end());
-    chunk.targets.offsets.push_back(chunk.targets.residues.size());
-  }
-  return chunk;
-}
-
-std::vector<std::uint8_t> encode_chunk(const DatabaseChunk& chunk) {
-  ByteWriter payload;
-  payload.put<std::uint64_t>(chunk.ids.size());
-  for (std::size_t t = 0; t < chunk.ids.size(); ++t) {
-    payload.put_string(chunk.ids[t]);
-    payload.put<std::uint64_t>(chunk.ordinals[t]);
-    payload.put<std::uint32_t>(static_cast<std::uint32_t>(chunk.targets.length(t)));
-  }
-  payload.put_bytes(chunk.targets.residues.data(), chunk.targets.residues.size());
-  ByteWriter file;
-  file.put_bytes(kChunkMagic, 8);
-  file.put<std::uint64_t>(payload.bytes().size());
-  const auto frame = zstd_compress(payload.bytes().data(), payload.bytes().size());
-  file.put_bytes(frame.data(), frame.size());
-  return std::move(file.bytes());
-}
-
-DatabaseChunk decode_chunk(const std::vector<std::uint8_t>& bytes, std::uint64_t max_residues) {
-  ByteReader file(bytes, "database chunk");
-  if (file.remaining() < 16 || std::memcmp(file.take(8), kChunkMagic, 8) != 0)
-    throw InputError("database chunk: not a helix swsearch database chunk");
-  const auto raw_size = file.get<std::uint64_t>();
-  if (raw_size > 64 * max_residues + 4096) throw InputError("database chunk: declares more data than allowed");
-  const std::size_t frame = file.remaining();
-  const auto raw = zstd_decompress(file.take(frame), frame, raw_size, "database chunk");
-  ByteReader r(raw, "database chunk");
-  const auto count = r.get<std::uint64_t>();
-  if (count > max_residues) throw InputError("database chunk: more targets than residues allowed");
-  DatabaseChunk chunk;
-  std::vector<std::uint32_t> lengths;
-  std::uint64_t total = 0;
-  for (std::uint64_t t = 0; t < count; ++t) {
-    chunk.ids.push_back(r.get_string(kMaxIdLength));
-    chunk.ordinals.push_back(r.get<std::uint64_t>());
-    lengths.push_back(r.get<std::uint32_t>());
-    if (lengths.back() == 0) throw InputError("database chunk: an empty target");
-    if (t > 0 && (lengths[t] < lengths[t - 1] || (lengths[t] == lengths[t - 1] && chunk.ordinals[t] <= chunk.ordinals[t - 1])))
-      throw InputError("database chunk: targets not sorted by length, then ordinal");
-    total += lengths.back();
-    if (total > max_residues) throw InputError("database chunk: more residues than allowed");
-  }
-  const std::uint8_t* residues = r.take(total);
-  if (r.remaining() != 0) throw InputError("database chunk: trailing bytes");
-  chunk.targets.residues.assign(residues, residues + total);
-  for (std::uint8_t code : chunk.targets.residues)
-    if (code >= kAlphabetSize) throw InputError("database chunk: a residue code out of range");
-  for (std::uint32_t length : lengths) chunk.targets.offsets.push_back(chunk.targets.offsets.back() + length);
-  return chunk;
-}
-
-SwParams parse_sw_params(const nlohmann::json& json) {
-  if (!json.is_object()) throw InputError("swsearch params: not a JSON object");
-  auto integer = [&](const char* key, long long low, long long high, bool required, long long fallback) -> long long {
-    if (!json.contains(key)) {
-      if (required) throw InputError(std::string("swsearch params: \"") + key + "\" is missing");
-      return fallback;
-    }
-    const auto& v = json.at(key);
-    if (!v.is_number_integer() || v.get<long long>() < low || v.get<long long>() > high)
-      throw InputError(std::string("swsearch params: \"") + key + "\" must be an integer in " + std::to_string(low) +
-                       ".." + std::to_string(high));
-    return v.get<long long>();
-  };
-  SwParams p;
-  if (json.contains("search")) {
-    const auto& search = json.at("search");
-    if (!search.is_string() || !is_plain_name(search.get<std::string>()))
-      throw InputError("swsearch params: \"search\" must be a plain name ([A-Za-z0-9._-], not starting with '.')");
-    p.search = search.get<std::string>();
-  }
-  if (!json.contains("matrix_name") || !json.at("matrix_name").is_string())
-    throw InputError("swsearch params: \"matrix_name\" (e.g. \"BLOSUM62\") is missing");
-  p.matrix_name = json.at("matrix_name").get<std::string>();
-  p.gaps.open = static_cast<int>(integer("gap_open", -1000000, 1000000, true, 0));
-  p.gaps.extend = static_cast<int>(integer("gap_extend", -1000000, 1000000, true, 0));
-  check_gaps(p.gaps);
-  karlin_altschul(p.matrix_name, p.gaps);  // refuses settings with no statistics
-  p.top_hits = static_cast<int>(integer("top_hits", 1, 10000, false, 50));
-  p.alignments = static_cast<int>(integer("alignments", 0, p.top_hits, false, std::min(10, p.top_hits)));
-  p.database_residues = static_cast<std::uint64_t>(integer("database_residues", 1, 1LL << 50, true, 0));
-  p.database_sequences = static_cast<std::uint64_t>(integer("database_sequences", 1, 1LL << 40, true, 0));
-  p.block_targets = static_cast<std::uint32_t>(integer("block_targets", 1, 1 << 24, false, 65536));
-  return p;
-}
-
-nlohmann::json sw_params_json(const SwParams& p) {
-  nlohmann::json json = {{"kind", "swsearch"},        {"matrix_name", p.matrix_name},
-                         {"gap_open", p.gaps.open},   {"gap_extend", p.gaps.extend},
-                         {"top_hits", p.top_hits},    {"alignments", p.alignments},
-                         {"database_residues", p.database_residues}, {"database_sequences", p.database_sequences},
-                         {"block_targets", p.block_targets}};
-  if (!p.search.empty()) json["search"] = p.search;
-  return json;
-}
-
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point& start) {
   const auto now = std::chrono::steady_clock::now();
@@ -344,9 +218,7 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
                   first, chunk, params.top_hits);
     state.next_block = block + 1;
     runtime.report_progress(0.95 * state.next_block / blocks);
-    const bool stop = runtime.should_stop();
-    if (stop || runtime.checkpoint_due()) runtime.save_state(encode_state(state, print));
-    if (stop) throw StopRequested();
+    checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     phases.scan += seconds_since(clock);
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
@@ -361,54 +233,6 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   result.phases = phases;
   runtime.report_progress(1.0);
   return result;
-}
-
-std::string hits_tsv(const SearchResult& result) {
-  std::string text =
-      "query_id\ttarget_id\tscore\tbits\tevalue\tquery_start\tquery_end\ttarget_start\ttarget_end\tidentities\tlength"
-      "\tcigar\ttarget_ordinal\n";
-  char numbers[256];
-  for (const QueryHits& q : result.queries) {
-    for (const Hit& h : q.hits) {
-      std::snprintf(numbers, sizeof numbers, "\t%d\t%.1f\t%.3e\t%d\t%d\t%d\t%d\t%d\t%d\t", h.score, h.bits, h.evalue,
-                    h.query_start, h.query_end, h.target_start, h.target_end, h.identities, h.length);
-      text += q.query_id + "\t" + h.target_id + numbers + (h.cigar.empty() ? "-" : h.cigar) + "\t" +
-              std::to_string(h.target_ordinal) + "\n";
-    }
-  }
-  return text;
-}
-
-std::vector<std::vector<std::string>> parse_hits_tsv(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || line.rfind("query_id\ttarget_id\tscore\t", 0) != 0)
-    throw InputError("hits table: missing or wrong header");
-  std::vector<std::vector<std::string>> rows;
-  for (int number = 2; std::getline(in, line); ++number) {
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-      fields.push_back(line.substr(start, tab - start));
-    fields.push_back(line.substr(start));
-    if (fields.size() != 13) throw InputError("hits table: line " + std::to_string(number) + " does not have 13 fields");
-    rows.push_back(std::move(fields));
-  }
-  return rows;
-}
-
-std::string sw_summary_json(const SearchResult& result) {
-  nlohmann::json queries = nlohmann::json::array();
-  for (const QueryHits& q : result.queries)
-    queries.push_back({{"id", q.query_id}, {"length", q.query_length}, {"hits", q.hits.size()},
-                       {"best_score", q.hits.empty() ? 0 : q.hits.front().score}});
-  const nlohmann::json summary = {{"kind", "swsearch"},
-                                  {"engine", result.engine},
-                                  {"params", sw_params_json(result.params)},
-                                  {"chunk_targets", result.chunk_targets},
-                                  {"chunk_residues", result.chunk_residues},
-                                  {"queries", queries}};
-  return summary.dump(1) + "\n";
 }
 
 }  // namespace helix::sw
