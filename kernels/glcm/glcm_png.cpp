@@ -11,7 +11,7 @@
 
 #include "core/errors.h"
 #include "core/file_io.h"
-#include "glcm_job.h"
+#include "glcm_png.h"
 
 namespace helix::glcm {
 namespace {

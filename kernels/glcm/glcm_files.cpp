@@ -1,0 +1,133 @@
+// glcm_files.cpp: the glcm result's "features" table and "maps" file (glcm_files.h).
+#include "glcm_files.h"
+
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace helix::glcm {
+namespace {
+
+constexpr char kMapsMagic[8] = {'H', 'X', 'G', 'L', 'M', '0', '0', '1'};
+
+}  // namespace
+
+const char* const kFeatureNames[kFeatureCount] = {
+    "asm",          "contrast",    "correlation",         "variance",           "idm",  "sum_average", "sum_variance",
+    "sum_entropy",  "entropy",     "difference_variance", "difference_entropy", "imc1", "imc2"};
+
+void put_window_sums(ByteWriter& w, const std::vector<FixedFeatures>& sums) {
+  w.put<std::uint64_t>(sums.size());
+  for (const FixedFeatures& s : sums) w.put_bytes(s.data(), sizeof(FixedFeatures));
+}
+std::vector<FixedFeatures> get_window_sums(ByteReader& r, std::size_t max_windows) {
+  const auto n = r.get<std::uint64_t>();
+  if (n > max_windows) throw InputError("glcm: map holds more windows than its image");
+  std::vector<FixedFeatures> sums(n);
+  if (n) std::memcpy(sums.data(), r.take(n * sizeof(FixedFeatures)), n * sizeof(FixedFeatures));
+  return sums;
+}
+
+std::string features_tsv(const GlcmResult& result) {
+  std::string text =
+      "image\tlevels\tdistance\twindows\tfeature\tmax\tmean\tmin\trange\tmax_x\tmax_y\tmin_x\tmin_y\n";
+  char line[512];
+  for (const ImageResult& image : result.images) {
+    for (const BlockResult& b : image.blocks) {
+      for (int k = 0; k < kFeatureCount; ++k) {
+        const WindowCentre at_max = image.centres[b.max_window[k]], at_min = image.centres[b.min_window[k]];
+        std::snprintf(line, sizeof line, "%s\t%d\t%d\t%zu\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t%d\t%d\t%d\t%d\n",
+                      image.name.c_str(), level_count(b.level_divisor), b.distance, image.centres.size(),
+                      kFeatureNames[k], b.statistics.max[k], b.statistics.mean[k], b.statistics.min[k],
+                      b.statistics.range[k], at_max.x, at_max.y, at_min.x, at_min.y);
+        text += line;
+      }
+    }
+  }
+  return text;
+}
+
+std::vector<FeatureRow> parse_features_tsv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("image\tlevels\tdistance\twindows\tfeature\t", 0) != 0)
+    throw InputError("features table: missing or wrong header");
+  std::vector<FeatureRow> rows;
+  for (int number = 2; std::getline(in, line); ++number) {
+    FeatureRow row;
+    char image[80] = "", feature[40] = "";
+    int consumed = 0;
+    const int fields = std::sscanf(line.c_str(), "%79[^\t]\t%d\t%d\t%d\t%39[^\t]\t%lf\t%lf\t%lf\t%lf\t%d\t%d\t%d\t%d%n", image,
+                                   &row.levels, &row.distance, &row.windows, feature, &row.max, &row.mean, &row.min,
+                                   &row.range, &row.max_x, &row.max_y, &row.min_x, &row.min_y, &consumed);
+    if (fields != 13 || consumed != static_cast<int>(line.size()))
+      throw InputError("features table: line " + std::to_string(number) + " is malformed");
+    row.image = image, row.feature = feature;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<std::uint8_t> encode_maps(const GlcmResult& result) {
+  ByteWriter payload;
+  payload.put<std::int32_t>(result.params.map_distance);
+  payload.put<std::uint32_t>(result.params.level_divisors.size());
+  for (int divisor : result.params.level_divisors) payload.put<std::int32_t>(divisor);
+  payload.put<std::uint32_t>(result.images.size());
+  for (const ImageResult& image : result.images) {
+    payload.put_string(image.name);
+    payload.put<std::int32_t>(image.width), payload.put<std::int32_t>(image.height);
+    payload.put<std::uint64_t>(image.centres.size());
+    for (const WindowCentre& c : image.centres) payload.put<std::int32_t>(c.x), payload.put<std::int32_t>(c.y);
+    payload.put<std::uint32_t>(image.maps.size());
+    for (const auto& map : image.maps) put_window_sums(payload, map);
+  }
+  const std::vector<std::uint8_t>& raw = payload.bytes();
+  ByteWriter file;
+  file.put_bytes(kMapsMagic, 8);
+  file.put<std::uint64_t>(raw.size());
+  const std::vector<std::uint8_t> frame = zstd_compress(raw.data(), raw.size());
+  file.put_bytes(frame.data(), frame.size());
+  return std::move(file.bytes());
+}
+
+DecodedMaps decode_maps(const std::vector<std::uint8_t>& bytes, std::size_t max_windows) {
+  ByteReader file(bytes, "maps file");
+  if (file.remaining() < 16 || std::memcmp(file.take(8), kMapsMagic, 8) != 0)
+    throw InputError("maps file: not a helix glcm maps file");
+  const auto raw_size = file.get<std::uint64_t>();
+  // Centres (8 bytes) and up to 3 levels of sums (104 bytes each) per window, plus names.
+  const std::uint64_t limit = 4096 + static_cast<std::uint64_t>(max_windows) * (8 + 3 * sizeof(FixedFeatures)) + kMaxImages * 128;
+  if (raw_size > limit) throw InputError("maps file: declares " + std::to_string(raw_size) + " bytes, more than its WU allows");
+  const std::size_t frame_size = file.remaining();
+  const std::vector<std::uint8_t> raw = zstd_decompress(file.take(frame_size), frame_size, raw_size, "maps file");
+  ByteReader r(raw, "maps file");
+  DecodedMaps maps;
+  maps.map_distance = r.get<std::int32_t>();
+  const auto level_count_in_file = r.get<std::uint32_t>();
+  if (level_count_in_file > 3) throw InputError("maps file: more than 3 levels");
+  for (std::uint32_t l = 0; l < level_count_in_file; ++l) maps.level_divisors.push_back(r.get<std::int32_t>());
+  const auto image_count = r.get<std::uint32_t>();
+  if (image_count > kMaxImages) throw InputError("maps file: too many images");
+  std::size_t windows_left = max_windows;
+  for (std::uint32_t i = 0; i < image_count; ++i) {
+    ImageResult image;
+    image.name = r.get_string(64);
+    image.width = r.get<std::int32_t>(), image.height = r.get<std::int32_t>();
+    const auto n = r.get<std::uint64_t>();
+    if (n > windows_left) throw InputError("maps file: more windows than its WU's images hold");
+    windows_left -= n;
+    image.centres.resize(n);
+    for (WindowCentre& c : image.centres) c.x = r.get<std::int32_t>(), c.y = r.get<std::int32_t>();
+    const auto map_count = r.get<std::uint32_t>();
+    if (map_count > level_count_in_file) throw InputError("maps file: more maps than levels");
+    for (std::uint32_t m = 0; m < map_count; ++m) image.maps.push_back(get_window_sums(r, n));
+    maps.images.push_back(std::move(image));
+  }
+  if (r.remaining() != 0) throw InputError("maps file: trailing bytes");
+  return maps;
+}
+
+}  // namespace helix::glcm
