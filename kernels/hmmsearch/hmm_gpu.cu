@@ -1,25 +1,13 @@
-// hmm_gpu.cu: the CUDA engine of the hmmsearch kind.
-//
-// MSV, which every target goes through, runs one warp per target: the
-// model's cells are split into 32 consecutive segments (one per lane) of 2W
-// cells, held in registers as W pairs of 16-bit values, and each residue is a
-// row: a cell takes its upper-left neighbour (one byte permute; a shuffle at
-// the segment edge), the better of that and B, adds the biased emission score
-// and clamps at zero, all in Hopper's DPX 16x2 instructions; the row's best
-// cell is a warp reduction. HMMER's bytes saturate at 255; here the 16-bit
-// lanes do not, and that is exact: a cell can only reach the saturation zone
-// after a row whose best cell already signalled overflow, which ends the
-// target with +infinity just as MSVFilter does (docs/hmmsearch.md).
-//
-// The bias filter runs one thread per MSV survivor with the reference's own
-// function (hmm_filters.h). Viterbi runs one warp per target on the model
-// striped over the 32 lanes (saturating 16-bit arithmetic emulated on ints,
-// the lazy-F D->D chain carried across lanes to its fixpoint); Forward one
-// warp per target, HMMER's four stripes with eight lanes each for the cell
-// updates and one for the ordered sums and chains, so that every float
-// operation is HMMER's, in its order. All three equal the CPU reference bit
-// for bit (tests/hmmsearch/hmm_gpu_test.cpp). Batches run longest target
-// first; the chunk stays resident on the GPU across profiles.
+// hmm_gpu.cu: the CUDA engine of the hmmsearch kind (HmmEngine, hmm_engine.h):
+// it holds the chunk's targets (resident across profiles) and a profile's
+// striped scores on the GPU, runs the four filters' kernels
+// (hmm_gpu_filters.cuh: MSV, the bias filter, Viterbi, Forward, each in its
+// own file) on batches longest target first, and domain definition's passes
+// (Backward in hmm_gpu_domains.cu, region sampling in hmm_gpu_sampling.cu,
+// envelope rescoring in hmm_gpu_envelopes.cu) in batches within a memory
+// budget; it allocates and reuses the device buffers, and decodes on the host.
+// Every kernel equals the CPU reference bit for bit
+// (tests/hmmsearch/hmm_gpu_test.cpp).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -30,6 +18,7 @@
 #include "hmm_engine.h"
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
+#include "hmm_gpu_filters.cuh"
 #include "hmm_gpu_envelopes.h"
 #include "hmm_gpu_sampling.h"
 #include "hmm_sampling.h"
@@ -39,483 +28,6 @@
 
 namespace helix::hmm {
 namespace {
-
-constexpr int kMsvBlock = 256;
-// Words per lane of the MSV kernels; larger models take the next size up.
-constexpr int kMsvWordSizes[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
-// Profiles up to this many words per lane are copied to shared memory.
-constexpr int kSharedMsvWords = 24;
-// Cells whose operands the Viterbi and Forward kernels load together.
-constexpr int kCellsAhead = 4;
-
-struct MsvKernelArgs {
-  const std::uint8_t* codes;
-  const std::uint64_t* offsets;
-  const std::uint32_t* order;  // targets, longest first
-  std::uint32_t count;
-  const std::uint32_t* scores;  // [code][word][lane]: (bias - cost) pairs, cells 2w, 2w+1 of the lane's segment
-  const std::uint8_t* tjb;      // per target
-  std::uint8_t bias, tec, tbm;
-  int* xj;                      // per target: final J byte, or -1 on overflow
-  unsigned* next;               // work counter
-};
-
-__device__ __forceinline__ std::uint32_t pair_of(int value) {
-  return static_cast<std::uint32_t>(value) | (static_cast<std::uint32_t>(value) << 16);
-}
-
-template <int W>
-__device__ int msv_one_target(const MsvKernelArgs& a, const std::uint32_t* scores, std::uint32_t t, int lane) {
-  const int base = SearchProfile::kMsvBase;
-  const int tjbm = (a.tjb[t] + a.tbm) & 255;
-  const std::uint64_t offset = a.offsets[t];
-  const int L = static_cast<int>(a.offsets[t + 1] - offset);
-  std::uint32_t row[W];
-#pragma unroll
-  for (int w = 0; w < W; ++w) row[w] = 0;
-  int xJ = 0, xB = max(base - tjbm, 0);
-  std::uint32_t xB2 = pair_of(xB);
-  for (int i0 = 0; i0 < L; i0 += kWarp) {
-    const int mine = i0 + lane < L ? a.codes[offset + i0 + lane] : 0;
-    const int n = min(kWarp, L - i0);
-    for (int j = 0; j < n; ++j) {
-      const int x = __shfl_sync(kFullMask, mine, j);
-      const std::uint32_t* s = scores + x * W * kWarp + lane;
-      std::uint32_t left = __shfl_up_sync(kFullMask, row[W - 1], 1);
-      if (lane == 0) left = 0;
-      std::uint32_t best = 0;
-#pragma unroll
-      for (int w = W - 1; w >= 0; --w) {
-        const std::uint32_t diagonal = __byte_perm(w == 0 ? left : row[w - 1], row[w], 0x5432);
-        const std::uint32_t entered = __vimax_s16x2_relu(diagonal, xB2);
-        row[w] = __viaddmax_s16x2_relu(entered, s[w * kWarp], 0);
-        best = __vimax_s16x2_relu(best, row[w]);
-      }
-      int xE = max(static_cast<int>(best & 0xffff), static_cast<int>(best >> 16));
-      xE = warp_max(xE);
-      if (xE + a.bias >= 255) return -1;  // MSVFilter's overflow: the score is +infinity
-      xE = max(xE - a.tec, 0);
-      xJ = max(xJ, xE);
-      xB = max(max(base, xJ) - tjbm, 0);
-      xB2 = pair_of(xB);
-    }
-  }
-  return xJ;
-}
-
-template <int W>
-__global__ void __launch_bounds__(kMsvBlock) msv_warp_kernel(MsvKernelArgs a) {
-  extern __shared__ std::uint32_t shared_scores[];
-  const std::uint32_t* scores = a.scores;
-  if (W <= kSharedMsvWords) {
-    for (int c = threadIdx.x; c < kCodes * W * kWarp; c += blockDim.x) shared_scores[c] = a.scores[c];
-    __syncthreads();
-    scores = shared_scores;
-  }
-  const int lane = threadIdx.x % kWarp;
-  for (;;) {
-    const unsigned slot = next_warp_slot(a.next);
-    if (slot >= a.count) return;
-    const std::uint32_t t = a.order[slot];
-    const int xj = msv_one_target<W>(a, scores, t, lane);
-    if (lane == 0) a.xj[t] = xj;
-  }
-}
-
-// Targets of a Viterbi or Forward batch: which target, its length config.
-struct BatchTarget {
-  std::uint32_t target;
-  LengthConfig config;
-};
-
-// The bias filter's null, one thread per target.
-__global__ void bias_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
-                                   std::uint32_t count, BiasFilterHmm filter, float* out, unsigned* next) {
-  for (;;) {
-    const unsigned b = atomicAdd(next, 1u);
-    if (b >= count) return;
-    const std::uint64_t offset = offsets[batch[b].target];
-    const int L = static_cast<int>(offsets[batch[b].target + 1] - offset);
-    out[b] = bias_filter_score(codes + offset, L, filter, batch[b].config);
-  }
-}
-
-// Viterbi filter, one warp per target, the model striped over the lanes as
-// HMMER stripes it over vector elements: lane z holds cells k = q+1+zQ,
-// q = 0..Q-1, Q = ceil(M/32). Rows live in global scratch, [q][lane] per
-// warp (coalesced). Saturating 16-bit arithmetic is emulated on ints; the D
-// chain (when the lazy-F rule asks for it) is carried across lanes pass
-// after pass until no lane improves, which is the serial chain's fixpoint.
-struct ViterbiStriped {
-  int M, Q;
-  const std::int16_t* match;                            // [code][q][lane]
-  const CellTransitions<std::int16_t>* transitions;     // [q][lane]
-  std::int16_t e_loop, e_move;
-  int dd_bound;
-};
-
-__device__ __forceinline__ int sat_low(int v) { return max(v, -32768); }
-__device__ __forceinline__ int sat_both(int v) { return min(max(v, -32768), 32767); }
-
-__global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
-                                    std::uint32_t count, ViterbiStriped v, std::int16_t* global_rows,
-                                    bool shared_rows, int* out_xc, unsigned* next) {
-  extern __shared__ std::int16_t shared_rows_words[];
-  const int lane = threadIdx.x % kWarp;
-  const int Q = v.Q;
-  const std::size_t stride = 3 * static_cast<std::size_t>(Q) * kWarp;
-  std::int16_t* mrow = warp_scratch(shared_rows_words, global_rows, shared_rows, stride);
-  std::int16_t* irow = mrow + Q * kWarp;
-  std::int16_t* drow = irow + Q * kWarp;
-  for (;;) {
-    const unsigned b = next_warp_slot(next);
-    if (b >= count) return;
-    const BatchTarget target = batch[b];
-    const std::uint64_t offset = offsets[target.target];
-    const int L = static_cast<int>(offsets[target.target + 1] - offset);
-    for (int q = 0; q < Q; ++q) mrow[q * kWarp + lane] = irow[q * kWarp + lane] = drow[q * kWarp + lane] = -32768;
-    const int xN = SearchProfile::kVitBase, move = target.config.vit_move;
-    int xB = xN + move, xJ = -32768, xC = -32768;
-    bool overflow = false;
-    for (int i0 = 0; i0 < L && !overflow; i0 += kWarp) {
-      const int mine = i0 + lane < L ? codes[offset + i0 + lane] : 0;
-      const int n = min(kWarp, L - i0);
-      for (int j = 0; j < n; ++j) {
-        const int x = __shfl_sync(kFullMask, mine, j);
-        const std::int16_t* emission = v.match + static_cast<std::size_t>(x) * Q * kWarp + lane;
-        int mpv = __shfl_up_sync(kFullMask, static_cast<int>(mrow[(Q - 1) * kWarp + lane]), 1);
-        int dpv = __shfl_up_sync(kFullMask, static_cast<int>(drow[(Q - 1) * kWarp + lane]), 1);
-        int ipv = __shfl_up_sync(kFullMask, static_cast<int>(irow[(Q - 1) * kWarp + lane]), 1);
-        if (lane == 0) mpv = dpv = ipv = -32768;
-        int dcv = -32768, xE = -32768, dmax = -32768;
-        for (int q0 = 0; q0 < Q; q0 += kCellsAhead) {
-          // Operands of a few cells first (their latencies overlap), then the cells in order.
-          CellTransitions<std::int16_t> t[kCellsAhead];
-          int e[kCellsAhead], m_old[kCellsAhead], d_old[kCellsAhead], i_old[kCellsAhead];
-#pragma unroll
-          for (int a = 0; a < kCellsAhead; ++a) {
-            const int c = (q0 + a) * kWarp + lane;
-            if (q0 + a >= Q) break;
-            t[a] = v.transitions[c];
-            e[a] = emission[(q0 + a) * kWarp];
-            m_old[a] = mrow[c], d_old[a] = drow[c], i_old[a] = irow[c];
-          }
-#pragma unroll
-          for (int a = 0; a < kCellsAhead; ++a) {
-            const int c = (q0 + a) * kWarp + lane;
-            if (q0 + a >= Q) break;
-            int sv = max(max(sat_low(xB + t[a].bm), sat_low(mpv + t[a].mm)),
-                         max(sat_low(ipv + t[a].im), sat_low(dpv + t[a].dm)));
-            sv = sat_both(sv + e[a]);
-            xE = max(xE, sv);
-            mpv = m_old[a], dpv = d_old[a], ipv = i_old[a];  // now (i-1, k): next cell's diagonal
-            mrow[c] = static_cast<std::int16_t>(sv);
-            drow[c] = static_cast<std::int16_t>(dcv);
-            dcv = sat_low(sv + t[a].md);
-            dmax = max(dmax, dcv);
-            irow[c] = static_cast<std::int16_t>(max(sat_low(mpv + t[a].mi), sat_low(ipv + t[a].ii)));
-          }
-        }
-        xE = warp_max(xE);
-        if (xE >= 32767) {
-          overflow = true;
-          break;
-        }
-        xC = static_cast<std::int16_t>(max(xC, xE + v.e_move));
-        xJ = static_cast<std::int16_t>(max(xJ, xE + v.e_loop));
-        xB = static_cast<std::int16_t>(max(xJ + move, xN + move));
-        dmax = warp_max(dmax);
-        int carry = __shfl_up_sync(kFullMask, dcv, 1);
-        if (lane == 0) carry = -32768;
-        if (dmax + v.dd_bound > xB) {
-          for (int q = 0; q < Q; ++q) {  // first pass: M->D and D->D within the lane's stripe
-            const int c = q * kWarp + lane;
-            const int d = max(carry, static_cast<int>(drow[c]));
-            drow[c] = static_cast<std::int16_t>(d);
-            carry = sat_low(d + v.transitions[c].dd);
-          }
-          bool improved = true;
-          while (__any_sync(kFullMask, improved)) {  // carry D->D across stripes until nothing improves
-            carry = __shfl_up_sync(kFullMask, carry, 1);
-            if (lane == 0) carry = -32768;
-            improved = false;
-            bool stopped = false;
-            for (int q = 0; q < Q && !stopped; ++q) {
-              const int c = q * kWarp + lane;
-              stopped = carry <= drow[c];
-              if (stopped) break;
-              drow[c] = static_cast<std::int16_t>(carry);
-              improved = true;
-              carry = sat_low(carry + v.transitions[c].dd);
-            }
-            if (stopped || !improved) carry = -32768;  // nothing new leaves this stripe
-          }
-        } else {
-          drow[lane] = static_cast<std::int16_t>(carry);  // q = 0 takes M->D from the lane before
-        }
-      }
-    }
-    if (lane == 0) out_xc[b] = overflow ? 32767 : xC;
-  }
-}
-
-// Forward, one warp per target (a block of warps for the longest, see
-// forward_warp_kernel). HMMER's ForwardParser works on four SSE elements
-// (z), each a stripe of Q cells; what it computes cell by cell (M and I
-// from the previous row, D's first term from the cell before) does not
-// depend on order, so eight lanes (a block: blockDim / 4) share each
-// stripe for that part; what
-// does (the row's running sum for E, and the D->D chains along the stripe,
-// pass after pass) runs on one lane per stripe in HMMER's order. The same
-// float operations in the same order as ForwardParser and forward_score():
-// equal scores bit for bit. Rows: previous and current M, D, I, [z][q],
-// in shared memory (global for very long models).
-struct ForwardStriped {
-  int M, Q;
-  const float* match;                          // [code][q][z]
-  const CellTransitions<float>* transitions;   // [q][z]
-  float e_loop, e_move;
-};
-constexpr int kForwardLanes = 4;                          // HMMER's SSE elements
-constexpr int kForwardHelpers = kWarp / kForwardLanes;    // lanes per stripe
-constexpr int kForwardWarpsPerBlock = 4;
-constexpr unsigned kStripeLeaders = 0x01010101u;          // lanes 0, 8, 16, 24
-
-constexpr int kAhead = 8;                                 // operands loaded ahead in the serial chains
-
-// Per warp: two rows of M, D, I (4Q each), the stripes' D->D odds (4Q), and
-// the four stripes' outgoing M->D.
-__host__ __device__ inline std::size_t forward_warp_floats(int Q) {
-  return 7 * kForwardLanes * static_cast<std::size_t>(Q) + kForwardLanes;
-}
-
-// The serial parts of a Forward row, eight cells at a time: all operands
-// loaded first, then the chain. kGuard: the stripe ends inside the group.
-template <bool kGuard>
-__device__ __forceinline__ void first_pass_group(int q0, int Q, const float* m_stripe, float* stripe_d,
-                                                 const float* stripe_dd, float& sum_m, float& dcv) {
-  float m[kAhead], d[kAhead], dd[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) m[a] = m_stripe[q0 + a], d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) {
-      sum_m = sum_m + m[a];
-      d[a] = dcv + d[a];
-      dcv = d[a] * dd[a];
-      stripe_d[q0 + a] = d[a];
-    }
-}
-
-template <bool kGuard>
-__device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d, const float* stripe_dd, float& dcv,
-                                                 float& sum, bool& changed) {
-  float d[kAhead], dd[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) {
-      const float with_dd = dcv + d[a];
-      changed = changed || with_dd > d[a];
-      stripe_d[q0 + a] = with_dd;
-      sum = with_dd + sum;
-      dcv = dcv * dd[a];
-    }
-}
-
-// Everything of one entry b for the Forward kernel below, by a warp or a
-// block (Team): each stripe's cells shared by size / 4 threads, the chains
-// on lanes 0, 8, 16 and 24 of the first warp.
-struct ForwardEntries {
-  const std::uint8_t* codes;
-  const std::uint64_t* offsets;
-  const BatchTarget* batch;
-  ForwardStriped f;
-  float* out;
-  float* specials;
-  const std::uint64_t* special_offsets;
-  const RegionJob* regions;
-  float* region_rows;
-};
-
-__device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, const Team& team) {
-  const ForwardStriped& f = e.f;
-  const std::uint8_t* codes = e.codes;
-  const RegionJob* regions = e.regions;
-  const int lane = threadIdx.x % kWarp, helpers = team.size / kForwardLanes;
-  const int z = team.rank / helpers, helper = team.rank % helpers;
-  const int Q = f.Q, span = (Q + helpers - 1) / helpers;
-  const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
-  float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
-  float* dcv_out = dd_by_stripe + kForwardLanes * Q;
-  float* buffers[2] = {rows, rows + 3 * kForwardLanes * Q};  // each: M, D, I of 4Q
-  const bool leader = team.rank < kWarp && team.rank % kForwardHelpers == 0;
-  const int lz = team.rank / kForwardHelpers;  // a leader's stripe
-  {
-    const BatchTarget target = e.batch[b];
-    const std::uint64_t offset = regions ? regions[b].codes_at : e.offsets[target.target];
-    const int L = regions ? regions[b].L : static_cast<int>(e.offsets[target.target + 1] - offset);
-    float* every_row = regions ? e.region_rows + regions[b].rows_at : nullptr;
-    if (every_row)
-      for (int c = team.rank; c < 3 * kForwardLanes * Q; c += team.size) every_row[c] = 0.0f;
-    const float move = target.config.fwd_move, loop = target.config.fwd_loop;
-    for (int c = team.rank; c < 6 * kForwardLanes * Q; c += team.size) rows[c] = 0.0f;
-    team.sync();
-    float xN = 1.f, xJ = 0.f, xB = move, xC = 0.f, totscale = 0.0f;
-    float* row_specials = e.specials ? e.specials + e.special_offsets[b] : nullptr;
-    if (row_specials && team.rank == 0) rows::store_specials(row_specials, 0.0f, xN, xJ, xB, xC, 1.0f);
-    int residues = 0;  // lane j holds residue i0 + j of the current block of 32 rows
-    for (int i = 0; i < L; ++i) {
-      if (i % kWarp == 0) residues = i + lane < L ? codes[offset + i + lane] : 0;
-      const int x = __shfl_sync(kFullMask, residues, i % kWarp);
-      const float* pm = buffers[(i + 1) & 1];  // previous row
-      const float* pd = pm + kForwardLanes * Q;
-      const float* pi = pd + kForwardLanes * Q;
-      float* cm = buffers[i & 1];
-      float* cd = cm + kForwardLanes * Q;
-      float* ci = cd + kForwardLanes * Q;
-      // Cell by cell, in parallel along each stripe; a few cells' operands
-      // are loaded before any is computed, so their latencies overlap.
-      const float* emission = f.match + static_cast<std::size_t>(x) * Q * kForwardLanes + z;
-      for (int q0 = q_begin; q0 < q_end; q0 += kCellsAhead) {
-        CellTransitions<float> t[kCellsAhead];
-        float e[kCellsAhead], mpv[kCellsAhead], dpv[kCellsAhead], ipv[kCellsAhead], m_same[kCellsAhead],
-            i_same[kCellsAhead];
-#pragma unroll
-        for (int a = 0; a < kCellsAhead; ++a) {
-          const int q = q0 + a, c = z * Q + q;
-          if (q >= q_end) break;
-          t[a] = f.transitions[q * kForwardLanes + z];
-          e[a] = emission[q * kForwardLanes];
-          // The cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0.
-          mpv[a] = c > 0 ? pm[c - 1] : 0.0f;
-          dpv[a] = c > 0 ? pd[c - 1] : 0.0f;
-          ipv[a] = c > 0 ? pi[c - 1] : 0.0f;
-          m_same[a] = pm[c], i_same[a] = pi[c];
-        }
-#pragma unroll
-        for (int a = 0; a < kCellsAhead; ++a) {
-          const int q = q0 + a, c = z * Q + q;
-          if (q >= q_end) break;
-          float sv = xB * t[a].bm;
-          sv = sv + mpv[a] * t[a].mm;
-          sv = sv + ipv[a] * t[a].im;
-          sv = sv + dpv[a] * t[a].dm;
-          sv = sv * e[a];
-          cm[c] = sv;
-          if (q + 1 < Q) cd[c + 1] = sv * t[a].md;
-          else dcv_out[z] = sv * t[a].md;
-          const float from_m = m_same[a] * t[a].mi;
-          ci[c] = from_m + i_same[a] * t[a].ii;
-        }
-      }
-      team.sync();
-      // In HMMER's order, one lane per stripe: E's running sum and the D->D chains.
-      float xE = 0.0f;
-      if (leader) {
-        // The chains are serial; their operands are not: load them eight
-        // cells ahead so each step waits for arithmetic, not for memory.
-        const float* stripe_dd = dd_by_stripe + lz * Q;
-        float* stripe_d = cd + lz * Q;
-        // Pass 1 (M->D, then D->D along the stripe) alongside the running
-        // sum of the row's M cells: two independent chains.
-        float sum_m = 0.0f;
-        float dcv = lz > 0 ? dcv_out[lz - 1] : 0.0f;
-        stripe_d[0] = 0.0f;
-        int q0 = 0;
-        for (; q0 + kAhead <= Q; q0 += kAhead) first_pass_group<false>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
-        if (q0 < Q) first_pass_group<true>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
-        // Passes 2-4 carry D->D across stripes; each also sums the row's D
-        // cells after the M's (HMMER's order), which is final once a pass
-        // is the last.
-        float xEv = sum_m;
-        for (int pass = 1; pass < 4; ++pass) {
-          const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
-          dcv = lz > 0 ? shifted : 0.0f;
-          bool changed = false;
-          xEv = sum_m;
-          q0 = 0;
-          for (; q0 + kAhead <= Q; q0 += kAhead) later_pass_group<false>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
-          if (q0 < Q) later_pass_group<true>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
-          if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
-        }
-        const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
-        xE = pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers);
-      }
-      team.sync();
-      xE = team.from_first(xE);
-      xN = xN * loop;
-      xC = (xC * loop) + (xE * f.e_move);
-      xJ = (xJ * loop) + (xE * f.e_loop);
-      xB = (xJ * move) + (xN * move);
-      float row_scale = 1.0f;
-      if (xE > 1.0e4) {
-        xN = xN / xE, xC = xC / xE, xJ = xJ / xE, xB = xB / xE;
-        const float scale = static_cast<float>(1.0 / xE);
-        for (int c = team.rank; c < kForwardLanes * Q; c += team.size)
-          cm[c] = cm[c] * scale, cd[c] = cd[c] * scale, ci[c] = ci[c] * scale;
-        totscale = static_cast<float>(totscale + log(static_cast<double>(xE)));
-        row_scale = xE, xE = 1.0f;
-      }
-      if (every_row) {  // [z][q] per state here, [(q * 3 + state) * 4 + z] there
-        float* row = every_row + static_cast<std::size_t>(i + 1) * 3 * kForwardLanes * Q;
-        for (int c = team.rank; c < kForwardLanes * Q; c += team.size) {
-          const int cell = (c % Q) * 3 * kForwardLanes + c / Q;
-          row[cell] = cm[c], row[cell + kForwardLanes] = cd[c], row[cell + 2 * kForwardLanes] = ci[c];
-        }
-      }
-      if (row_specials && team.rank == 0)
-        rows::store_specials(row_specials + (i + 1) * kSpecialCells, xE, xN, xJ, xB, xC, row_scale);
-      team.sync();
-    }
-    if (team.rank == 0) e.out[b] = static_cast<float>(totscale + log(static_cast<double>(xC * move)));
-    team.sync();
-  }
-}
-
-// With `specials` (domain definition's parser pass), each row's E, N, J, B,
-// C and scale factor are kept too, at specials + special_offsets[b]. With
-// `regions` (domain definition's sampling and rescoring), entry b is the
-// residues of regions[b] instead of its whole target, and every row's cells
-// are kept as well, in hmm_dp_rows.h's layout, at region_rows +
-// regions[b].rows_at. The first `long_blocks` blocks take the longest
-// entries [0, long_count) (batches run longest first) one per block, then
-// their warps join the others, one entry per warp.
-__global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float* global_rows, bool shared_rows,
-                                    unsigned* next, unsigned long_count, unsigned long_blocks) {
-  extern __shared__ float shared_scratch[];
-  __shared__ float slot;
-  const int Q = e.f.Q;
-  const std::size_t stride = forward_warp_floats(Q);
-  auto load_dd = [&](float* rows, int rank, int size) {
-    float* dd_by_stripe = rows + 6 * kForwardLanes * Q;
-    for (int c = rank; c < kForwardLanes * Q; c += size)
-      dd_by_stripe[c] = e.f.transitions[(c % Q) * kForwardLanes + c / Q].dd;
-  };
-  if (blockIdx.x < long_blocks) {
-    const std::size_t first_warp = static_cast<std::size_t>(blockIdx.x) * (blockDim.x / kWarp);
-    float* rows = shared_rows ? shared_scratch : global_rows + first_warp * stride;
-    const Team team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), &slot};
-    load_dd(rows, team.rank, team.size);
-    __syncthreads();
-    for (unsigned b; (b = next_block_slot(next + 1, long_count)) < long_count;) forward_entry(e, b, rows, team);
-    __syncthreads();
-  }
-  float* rows = warp_scratch(shared_scratch, global_rows, shared_rows, stride);
-  const int lane = threadIdx.x % kWarp;
-  load_dd(rows, lane, kWarp);
-  __syncwarp();
-  for (;;) {
-    const unsigned b = long_count + next_warp_slot(next);
-    if (b >= count) return;
-    forward_entry(e, b, rows, Team{lane, kWarp, nullptr});
-  }
-}
-
-
 
 // A profile's per-cell arrays in a striped layout: element (q, lane) is cell
 // k = q+1+lane*Q, `padding` beyond M.
@@ -538,70 +50,6 @@ std::vector<T> striped_emissions(const std::vector<T>& by_code, int M, int Q, in
     out.insert(out.end(), row.begin(), row.end());
   }
   return out;
-}
-
-// The MSV scores of a profile in the warp kernel's layout (see MsvKernelArgs).
-std::vector<std::uint32_t> msv_score_pairs(const SearchProfile& profile, int W) {
-  const int M = profile.M, S = 2 * W;
-  std::vector<std::uint32_t> pairs(static_cast<std::size_t>(kCodes) * W * kWarp);
-  auto score = [&](int code, int cell) -> std::uint32_t {
-    const int cost = cell < M ? profile.msv_cost[code * M + cell] : 255;
-    return static_cast<std::uint16_t>(static_cast<std::int16_t>(profile.msv_bias - cost));
-  };
-  for (int x = 0; x < kCodes; ++x)
-    for (int w = 0; w < W; ++w)
-      for (int lane = 0; lane < kWarp; ++lane) {
-        const int cell = lane * S + 2 * w;
-        pairs[(x * W + w) * kWarp + lane] = score(x, cell) | (score(x, cell + 1) << 16);
-      }
-  return pairs;
-}
-
-int msv_words_for(int M) {
-  const int needed = (M + 2 * kWarp - 1) / (2 * kWarp);
-  for (int w : kMsvWordSizes)
-    if (w >= needed) return w;
-  return 0;  // too long for the warp kernels
-}
-
-template <int W>
-void launch_msv(const MsvKernelArgs& args, int sms) {
-  const std::size_t shared = W <= kSharedMsvWords ? sizeof(std::uint32_t) * kCodes * W * kWarp : 0;
-  check_cuda(cudaFuncSetAttribute(msv_warp_kernel<W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(shared)),
-             "MSV kernel shared memory");
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msv_warp_kernel<W>, kMsvBlock, shared),
-             "MSV kernel occupancy");
-  msv_warp_kernel<W><<<std::max(1, per_sm) * sms, kMsvBlock, shared>>>(args);
-  check_cuda(cudaGetLastError(), "MSV kernel launch");
-}
-
-void launch_msv_words(int W, const MsvKernelArgs& args, int sms) {
-  switch (W) {
-#define HELIX_MSV_CASE(n) \
-  case n:                 \
-    return launch_msv<n>(args, sms);
-    HELIX_MSV_CASE(1) HELIX_MSV_CASE(2) HELIX_MSV_CASE(3) HELIX_MSV_CASE(4) HELIX_MSV_CASE(5) HELIX_MSV_CASE(6)
-    HELIX_MSV_CASE(8) HELIX_MSV_CASE(10) HELIX_MSV_CASE(12) HELIX_MSV_CASE(16) HELIX_MSV_CASE(20)
-    HELIX_MSV_CASE(24) HELIX_MSV_CASE(32) HELIX_MSV_CASE(48) HELIX_MSV_CASE(64)
-#undef HELIX_MSV_CASE
-  }
-  throw GpuError("no MSV kernel for " + std::to_string(W) + " words per lane");
-}
-
-__global__ void msv_thread_kernel(const std::uint8_t* codes, const std::uint64_t* offsets, const std::uint32_t* order,
-                                  std::uint32_t count, MsvView view, const std::uint8_t* tjb, std::uint8_t* scratch,
-                                  int* xj) {
-  const std::uint32_t threads = gridDim.x * blockDim.x;
-  const std::uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-  std::uint8_t* row = scratch + static_cast<std::size_t>(id) * msv_scratch_bytes(view.M);
-  for (std::uint32_t slot = id; slot < count; slot += threads) {
-    const std::uint32_t t = order[slot];
-    const std::uint64_t offset = offsets[t];
-    const int L = static_cast<int>(offsets[t + 1] - offset);
-    xj[t] = msv_filter_xj(codes + offset, L, view, tjb[t], row);
-  }
 }
 
 class GpuEngine : public HmmEngine {
@@ -671,9 +119,8 @@ class GpuEngine : public HmmEngine {
       DeviceBuffer<std::uint8_t> scratch;
       scratch.allocate(static_cast<std::size_t>(threads) * msv_scratch_bytes(profile_->M), "MSV scratch");
       const MsvView view{profile_->M, msv_cost_.data, profile_->msv_bias, profile_->msv_tbm, profile_->msv_tec};
-      msv_thread_kernel<<<(threads + 127) / 128, 128>>>(codes_.data, offsets_.data, order_.data, count, view,
-                                                        tjb_.data, scratch.data, xj_.data);
-      check_cuda(cudaGetLastError(), "MSV thread kernel launch");
+      launch_msv_threads(threads, codes_.data, offsets_.data, order_.data, count, view, tjb_.data, scratch.data,
+                         xj_.data);
     }
     std::vector<int> xj(count);
     check_cuda(cudaMemcpy(xj.data(), xj_.data, count * sizeof(int), cudaMemcpyDeviceToHost), "MSV results");
@@ -687,8 +134,8 @@ class GpuEngine : public HmmEngine {
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
     return batch_scores<float>(which, 1, 0, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
                                                              void*, float* out, unsigned* next) {
-      bias_thread_kernel<<<blocks, kBatchBlock>>>(codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
-                                                  next);
+      launch_bias_filter(blocks, kBatchBlock, codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
+                         next);
     });
   }
 
@@ -698,16 +145,12 @@ class GpuEngine : public HmmEngine {
     const std::size_t warp_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
     const std::size_t block_bytes = warp_bytes * (kBatchBlock / kWarp);
     const bool shared_rows = block_bytes <= kMaxSharedRows;
-    if (shared_rows)
-      check_cuda(cudaFuncSetAttribute(viterbi_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(block_bytes)),
-                 "Viterbi kernel shared memory");
+    if (shared_rows) allow_viterbi_shared_rows(block_bytes);
     std::vector<int> xc = batch_scores<int>(
         which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
-          viterbi_warp_kernel<<<blocks, kBatchBlock, shared_rows ? block_bytes : 0>>>(
-              codes_.data, offsets_.data, batch, count, view, static_cast<std::int16_t*>(scratch), shared_rows, out,
-              next);
+          launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, codes_.data, offsets_.data, batch,
+                               count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next);
         });
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
@@ -743,9 +186,8 @@ class GpuEngine : public HmmEngine {
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
                                        kept_forward_.data, device_offsets.data, nullptr, nullptr};
-          forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-              entries, count, static_cast<float*>(scratch), f.shared_rows, next, longest,
-              std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+          launch_forward_warps(blocks, f.shared_bytes(), entries, count, static_cast<float*>(scratch), f.shared_rows,
+                               next, longest, std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
         });
   }
 
@@ -934,9 +376,9 @@ class GpuEngine : public HmmEngine {
                                  reinterpret_cast<float*>(results_.data), env_specials_.data,
                                  device_special_offsets.data, device_jobs, env_rows_.data};
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
-    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
-        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+    launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
+                         f.shared_rows, work_counter(), longest,
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "region Forward kernel launch");
   }
 
@@ -1001,9 +443,9 @@ class GpuEngine : public HmmEngine {
                                  f.view,              forward_scores,         env_specials_.data,
                                  device_forward_x.data, device_forward_spans.data, env_rows_.data};
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
-    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
-        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+    launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
+                         f.shared_rows, work_counter(), longest,
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "envelope Forward kernel launch");
 
     const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
@@ -1059,10 +501,7 @@ class GpuEngine : public HmmEngine {
     f.warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
     f.block_bytes = f.warp_bytes * kForwardWarpsPerBlock;
     f.shared_rows = f.block_bytes <= kMaxSharedRows;
-    if (f.shared_rows)
-      check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(f.block_bytes)),
-                 "Forward kernel shared memory");
+    if (f.shared_rows) allow_forward_shared_rows(f.block_bytes);
     return f;
   }
 
@@ -1145,9 +584,9 @@ class GpuEngine : public HmmEngine {
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
     const ForwardEntries forward{codes_.data, offsets_.data, entries, f.view, scores,
                                  forward_specials_.data, special_offsets, nullptr, nullptr};
-    forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, f.shared_bytes()>>>(
-        forward, count, reinterpret_cast<float*>(rows_.data), f.shared_rows, work_counter(), longest,
-        std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+    launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
+                         f.shared_rows, work_counter(), longest,
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 

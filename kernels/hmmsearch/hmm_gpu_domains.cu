@@ -2,7 +2,7 @@
 // every target that passed Forward, the multihit Backward parser pass over
 // the whole target (O(L M): with Forward, the costly part for long targets),
 // keeping the special states of every row. Forward's specials come from the
-// Forward warp kernel (hmm_gpu.cu); the host turns both into domain
+// Forward warp kernel (hmm_gpu_forward.cu); the host turns both into domain
 // posteriors (O(L)) and defines domains from them.
 //
 // One warp per target, as Forward (the longest entries, 2,000 residues or

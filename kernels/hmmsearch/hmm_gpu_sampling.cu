@@ -1,6 +1,6 @@
 // hmm_gpu_sampling.cu: the GPU's sampling of multi-domain regions in domain
 // definition: for every such region of a block's passed targets, from its
-// multihit Forward matrix (which the Forward warp kernel of hmm_gpu.cu
+// multihit Forward matrix (which the Forward warp kernel of hmm_gpu_forward.cu
 // writes, cell for cell what the CPU's forward_matrix() gives), the
 // stochastic tracebacks, segment pairs and null2 sums of
 // hmm_sampling_rows.h, the same functions the CPU reference runs, so the

@@ -1,5 +1,6 @@
 // hmm_warp.cuh: what the kind's warp-per-target kernels share (MSV, Viterbi
-// and Forward in hmm_gpu.cu, Backward in hmm_gpu_domains.cu): the warp's
+// and Forward in hmm_gpu_msv.cu, hmm_gpu_viterbi.cu and hmm_gpu_forward.cu,
+// Backward in hmm_gpu_domains.cu): the warp's
 // constants, taking the next target of a batch, a maximum over the warp,
 // finding the warp's scratch rows, and the Team (a warp, or a block for the
 // longest entries of Forward and Backward) with its block's next entry.
