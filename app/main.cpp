@@ -100,9 +100,9 @@ void run_work_unit(const helix::RunOptions& options) {
   const std::string kind_name = params.is_object() && params.contains("kind") && params["kind"].is_string()
                                     ? params["kind"].get<std::string>()
                                     : std::string();
-  const helix::AppKind* kind = helix::find_app_kind(kind_name);
+  const helix::KindSpec* kind = helix::find_kind(kind_name);
   if (!kind) throw helix::InputError("params names no known kind (\"kind\": \"" + kind_name + "\")");
-  kind->run(params, options, runtime);
+  helix::run_kind(*kind, params, options, runtime);
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 #include <sqlite3.h>
 
 #include "core/kind.h"
-#include "result_kind.h"
+#include "core/result_kind.h"
+#include "core/sqlite_support.h"
 
 namespace helix {
 namespace {
@@ -18,31 +19,6 @@ namespace {
 constexpr int kBusyTimeoutMs = 10000;
 // Longer text cells (e.g. a summary's JSON) are cut when printed.
 constexpr std::size_t kMaxCellChars = 24;
-
-void execute(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : sqlite3_errmsg(db);
-    sqlite3_free(message);
-    throw std::runtime_error("sqlite: " + text);
-  }
-}
-
-struct StatementFinalize {
-  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
-};
-using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalize>;
-
-Statement prepare(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK)
-    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-  return Statement(statement);
-}
-
-void step_done(sqlite3* db, sqlite3_stmt* statement) {
-  if (sqlite3_step(statement) != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-}
 
 std::string cell_text(sqlite3_stmt* statement, int column) {
   switch (sqlite3_column_type(statement, column)) {
@@ -60,32 +36,29 @@ std::string cell_text(sqlite3_stmt* statement, int column) {
 
 // Prints the rows of one kind table for one WU as "  table: col=value ...".
 void print_kind_table(sqlite3* db, const std::string& table, long long wu_id, std::FILE* out) {
-  Statement rows = prepare(db, "SELECT * FROM \"" + table + "\" WHERE wu_id = ?");
-  sqlite3_bind_int64(rows.get(), 1, wu_id);
-  while (sqlite3_step(rows.get()) == SQLITE_ROW) {
+  Query rows(db, "SELECT * FROM \"" + table + "\" WHERE wu_id = ?");
+  rows.bind(1, wu_id);
+  while (rows.step()) {
     std::fprintf(out, "  %-12s", table.c_str());
-    for (int column = 0; column < sqlite3_column_count(rows.get()); ++column) {
-      const std::string name = sqlite3_column_name(rows.get(), column);
-      if (name != "wu_id") std::fprintf(out, " %s=%s", name.c_str(), cell_text(rows.get(), column).c_str());
+    for (int column = 0; column < sqlite3_column_count(rows.row()); ++column) {
+      const std::string name = sqlite3_column_name(rows.row(), column);
+      if (name != "wu_id") std::fprintf(out, " %s=%s", name.c_str(), cell_text(rows.row(), column).c_str());
     }
     std::fprintf(out, "\n");
   }
 }
 
 std::vector<std::string> kind_tables(sqlite3* db, const std::string& kind) {
-  Statement names = prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name");
+  Query names(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name");
   const std::string prefix = kind + "_";
-  sqlite3_bind_int(names.get(), 1, static_cast<int>(prefix.size()));
-  sqlite3_bind_text(names.get(), 2, prefix.c_str(), -1, SQLITE_TRANSIENT);
+  names.bind(1, static_cast<long long>(prefix.size())).bind(2, prefix);
   std::vector<std::string> tables;
-  while (sqlite3_step(names.get()) == SQLITE_ROW)
-    tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(names.get(), 0)));
+  while (names.step()) tables.push_back(names.text(0));
   return tables;
 }
 
 }  // namespace
 
-void DbClose::operator()(sqlite3* db) const { sqlite3_close(db); }
 
 ResultsDb open_results_db(const std::string& path) {
   sqlite3* raw = nullptr;
@@ -98,20 +71,16 @@ ResultsDb open_results_db(const std::string& path) {
           "CREATE TABLE IF NOT EXISTS errors (wu_id INTEGER PRIMARY KEY, error_mask INTEGER NOT NULL);"
           "CREATE TABLE IF NOT EXISTS unassimilable (wu_id INTEGER PRIMARY KEY, reason TEXT NOT NULL);");
   for (const auto& name : registered_kind_names())
-    if (const ServerKind* kind = find_server_kind(name)) kind->create_tables(db.get());
+    if (const KindSpec* kind = find_server_kind(name)) kind->server.create_tables(db.get());
   return db;
 }
 
 void store_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
-  const ServerKind& kind = result_kind(files);
+  const KindSpec& kind = result_kind(files);
   execute(db, "BEGIN IMMEDIATE");
   try {
-    Statement insert = prepare(db, "INSERT OR REPLACE INTO results (wu_id, kind) VALUES (?, ?)");
-    sqlite3_bind_int64(insert.get(), 1, wu_id);
-    const std::string kind_name = kind.name();
-    sqlite3_bind_text(insert.get(), 2, kind_name.c_str(), -1, SQLITE_TRANSIENT);
-    step_done(db, insert.get());
-    kind.store_result(db, wu_id, files);
+    Statement(db, "INSERT OR REPLACE INTO results (wu_id, kind) VALUES (?, ?)").bind(wu_id).bind(kind.name).run();
+    kind.server.store_result(db, wu_id, files);
     execute(db, "COMMIT");
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -120,39 +89,29 @@ void store_result(sqlite3* db, long long wu_id, const std::vector<std::string>& 
 }
 
 void store_error(sqlite3* db, long long wu_id, long long error_mask) {
-  Statement insert = prepare(db, "INSERT OR REPLACE INTO errors (wu_id, error_mask) VALUES (?, ?)");
-  sqlite3_bind_int64(insert.get(), 1, wu_id);
-  sqlite3_bind_int64(insert.get(), 2, error_mask);
-  step_done(db, insert.get());
+  Statement(db, "INSERT OR REPLACE INTO errors (wu_id, error_mask) VALUES (?, ?)").bind(wu_id).bind(error_mask).run();
 }
 
 void store_unassimilable(sqlite3* db, long long wu_id, const std::string& reason) {
-  Statement insert = prepare(db, "INSERT OR REPLACE INTO unassimilable (wu_id, reason) VALUES (?, ?)");
-  sqlite3_bind_int64(insert.get(), 1, wu_id);
-  sqlite3_bind_text(insert.get(), 2, reason.c_str(), -1, SQLITE_TRANSIENT);
-  step_done(db, insert.get());
+  Statement(db, "INSERT OR REPLACE INTO unassimilable (wu_id, reason) VALUES (?, ?)").bind(wu_id).bind(reason).run();
 }
 
 void print_results(sqlite3* db, std::optional<long long> wu_id, std::FILE* out) {
-  Statement results = prepare(db, "SELECT wu_id, kind FROM results WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
-  if (wu_id) sqlite3_bind_int64(results.get(), 1, *wu_id);
-  while (sqlite3_step(results.get()) == SQLITE_ROW) {
-    const long long id = sqlite3_column_int64(results.get(), 0);
-    const std::string kind = reinterpret_cast<const char*>(sqlite3_column_text(results.get(), 1));
+  Query results(db, "SELECT wu_id, kind FROM results WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
+  if (wu_id) results.bind(1, *wu_id);
+  while (results.step()) {
+    const long long id = results.integer(0);
+    const std::string kind = results.text(1);
     std::fprintf(out, "WU %lld  kind %s\n", id, kind.c_str());
     for (const auto& table : kind_tables(db, kind)) print_kind_table(db, table, id, out);
   }
-  Statement errors = prepare(db, "SELECT wu_id, error_mask FROM errors WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
-  if (wu_id) sqlite3_bind_int64(errors.get(), 1, *wu_id);
-  while (sqlite3_step(errors.get()) == SQLITE_ROW)
-    std::fprintf(out, "WU %lld  failed, error_mask %lld\n", static_cast<long long>(sqlite3_column_int64(errors.get(), 0)),
-                 static_cast<long long>(sqlite3_column_int64(errors.get(), 1)));
-  Statement unstored =
-      prepare(db, "SELECT wu_id, reason FROM unassimilable WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
-  if (wu_id) sqlite3_bind_int64(unstored.get(), 1, *wu_id);
-  while (sqlite3_step(unstored.get()) == SQLITE_ROW)
-    std::fprintf(out, "WU %lld  unassimilable: %s\n", static_cast<long long>(sqlite3_column_int64(unstored.get(), 0)),
-                 reinterpret_cast<const char*>(sqlite3_column_text(unstored.get(), 1)));
+  Query errors(db, "SELECT wu_id, error_mask FROM errors WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
+  if (wu_id) errors.bind(1, *wu_id);
+  while (errors.step()) std::fprintf(out, "WU %lld  failed, error_mask %lld\n", errors.integer(0), errors.integer(1));
+  Query unstored(db, "SELECT wu_id, reason FROM unassimilable WHERE ?1 IS NULL OR wu_id = ?1 ORDER BY wu_id");
+  if (wu_id) unstored.bind(1, *wu_id);
+  while (unstored.step())
+    std::fprintf(out, "WU %lld  unassimilable: %s\n", unstored.integer(0), unstored.text(1).c_str());
 }
 
 }  // namespace helix

@@ -11,14 +11,11 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+#include "core/sqlite_support.h"
 
 namespace helix {
 
-struct DbClose {
-  void operator()(sqlite3* db) const;
-};
-using ResultsDb = std::unique_ptr<sqlite3, DbClose>;
+using ResultsDb = std::unique_ptr<sqlite3, DatabaseClose>;
 
 // Throws std::runtime_error when the file cannot be opened or the schema made.
 ResultsDb open_results_db(const std::string& path);

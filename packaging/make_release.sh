@@ -10,7 +10,8 @@
 #       wall on 2 busy cores; 2026-11-23): five GPU architectures per .cu file.
 #   bash packaging/make_release.sh --from-build BUILD_DIR [--out DIR]
 #       lays out the tree from an already-built BUILD_DIR/app/helix (any build,
-#       e.g. the one-architecture CI build; the test uses this). Builds nothing.
+#       e.g. the one-architecture CI build; the test uses this) and writes the
+#       templates with BUILD_DIR/workunit/helix-wu. Builds nothing.
 #
 # Output (V = MAJOR.MINOR of the project version, BOINC's version directory;
 # P = x86_64-pc-linux-gnu; C = cuda<major><minor> of the CUDA toolkit, e.g. cuda130):
@@ -21,8 +22,9 @@
 #   DIR/apps/helix/V/P/      CPU app version: the same binary as helix_<version>_P;
 #                            it runs the CPU engine when the client gives it no GPU
 #   DIR/plan_class_spec.xml  the GPU plan class C (merge into the project's file)
-#   DIR/templates/           <kind>_in, <kind>_out for each kind (glcm: _out only;
-#                            its input files are per WU, helix-wu writes them)
+#   DIR/templates/           <kind>_in, <kind>_out for each kind, from its declaration
+#                            (`helix-wu templates`; glcm: _out only, its input
+#                            files are per WU, helix-wu writes them)
 #   DIR/bin/                 helix_validate_init, helix_validate_compare,
 #                            helix_assimilate: what script_validator and
 #                            script_assimilator run, for the project's bin/
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -z "$from_build" ]; then
-  (cd "$source_dir" && cmake --preset release && cmake --build build-release --target helix -j"$jobs") \
+  (cd "$source_dir" && cmake --preset release && cmake --build build-release --target helix helix-wu -j"$jobs") \
     || die "the release build failed"
   build="$source_dir/build-release"
 else
@@ -57,6 +59,7 @@ else
 fi
 binary="$build/app/helix"
 [ -x "$binary" ] || die "$binary is missing: build the target helix first"
+[ -x "$build/workunit/helix-wu" ] || die "$build/workunit/helix-wu is missing: build the target helix-wu first"
 
 # --- What the binary is ------------------------------------------------------
 version_line="$("$binary" --version)" || die "$binary --version failed"
@@ -185,7 +188,8 @@ cat > "$out/plan_class_spec.xml" <<EOF
 </plan_classes>
 EOF
 
-cp "$here"/templates/*_in "$here"/templates/*_out "$out/templates/"
+# The templates come from the kinds' declarations (kernels/<kind>/<kind>_kind.cpp).
+"$build/workunit/helix-wu" templates --out "$out/templates" >/dev/null || die "helix-wu templates failed"
 install -m 0755 "$here"/server/bin/* "$out/bin/"
 
 echo "make_release: helix $version (BOINC version $version_dir, API $api_version, CUDA $cuda_version," \

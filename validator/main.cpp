@@ -28,7 +28,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/kind.h"
-#include "result_kind.h"
+#include "core/result_kind.h"
 
 namespace {
 
@@ -48,8 +48,8 @@ int run_init(const std::vector<std::string>& args) {
     if (args[i] == "--inputs" && i + 1 < args.size()) options.inputs_dir = args[++i];
     else files.push_back(args[i]);
   }
-  const helix::ServerKind& kind = helix::result_kind(files);
-  return report(kind.check_result(files, options), "init");
+  const helix::KindSpec& kind = helix::result_kind(files);
+  return report(kind.server.check_result(files, options), "init");
 }
 
 int run_compare(const std::vector<std::string>& files) {
@@ -62,9 +62,9 @@ int run_compare(const std::vector<std::string>& files) {
                   "compare");
   const std::vector<std::string> a(files.begin(), files.begin() + files.size() / 2);
   const std::vector<std::string> b(files.begin() + files.size() / 2, files.end());
-  const helix::ServerKind& kind = helix::result_kind(a);
+  const helix::KindSpec& kind = helix::result_kind(a);
   if (&helix::result_kind(b) != &kind) throw helix::InputError("the two results are of different kinds");
-  return report(kind.compare_results(a, b), "compare");
+  return report(kind.server.compare_results(a, b), "compare");
 }
 
 }  // namespace

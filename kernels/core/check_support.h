@@ -7,6 +7,7 @@
 //   returned_file_size()  a returned file's size; links and devices refused
 //   read_bounded()   a returned file, refused before reading when oversized
 //   wu_of_result()   the WU a result's BOINC file names belong to
+//   bound_wu()       the WU a result is checked against (one policy for every kind)
 //   integer_field()  a summary's integer member, range-checked
 //   outcome_of()     runs a check, never throws
 #pragma once
@@ -80,6 +81,23 @@ inline std::string wu_of_result(const std::vector<std::string>& files) {
     require(wu.empty() || name == wu, "the result's files belong to different WUs (" + wu + ", " + name + ")");
     wu = name;
   }
+  return wu;
+}
+
+// The WU whose inputs a result is checked against; every kind's validator
+// binds a result to its WU through this one policy:
+//   - the WU BOINC filed the result under (wu_of_result) wins;
+//   - `claimed`, the WU the result's summary names ("" for a kind whose
+//     summary cannot name it), must then be that WU: a genuine result of
+//     another WU is refused;
+//   - a standalone run's files (no BOINC names) are bound to `claimed`;
+//   - with neither, the server cannot tell the WU: transient.
+inline std::string bound_wu(const std::vector<std::string>& files, const std::string& claimed) {
+  const std::string filed_under = wu_of_result(files);
+  require(filed_under.empty() || claimed.empty() || filed_under == claimed,
+          "the result is WU " + claimed + "'s, returned for WU " + filed_under);
+  const std::string wu = filed_under.empty() ? claimed : filed_under;
+  if (wu.empty()) server_trouble("cannot tell the WU of result file " + files.front() + " (not named by BOINC)");
   return wu;
 }
 

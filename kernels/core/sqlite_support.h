@@ -1,8 +1,10 @@
-// sqlite_support.h: the SQLite helpers every kind's assimilator storage
-// uses: execute() for schema statements and Statement, a prepared statement
-// that finalizes itself (errors become std::runtime_error("sqlite: ...")); and
-// for the searches' merged reports, the results database opened read-only and
-// the search a report is about.
+// sqlite_support.h: the SQLite helpers of every server tool, written once
+// (errors become std::runtime_error("sqlite: ...")):
+//   execute()          schema and transaction statements
+//   Statement          a prepared INSERT that finalizes itself: bind() in column order, run()
+//   Query              a prepared SELECT that finalizes itself: bind(index, value), rows through step()
+//   DatabaseClose      the deleter of an owned sqlite3*
+//   open_results_read_only(), chosen_search()   the searches' merged reports
 #pragma once
 #include <sqlite3.h>
 
@@ -17,10 +19,10 @@
 
 namespace helix {
 
-inline void execute(sqlite3* db, const char* sql) {
+inline void execute(sqlite3* db, const std::string& sql) {
   char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : "unknown error";
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errmsg(db);
     sqlite3_free(message);
     throw std::runtime_error("sqlite: " + text);
   }
@@ -59,6 +61,42 @@ class Statement {
   sqlite3* db_;
   sqlite3_stmt* statement_ = nullptr;
   int index_ = 0;
+};
+
+// A prepared query that finalizes itself; rows through step().
+class Query {
+ public:
+  Query(sqlite3* db, const std::string& sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  ~Query() { sqlite3_finalize(statement_); }
+  Query& bind(int index, long long value) { sqlite3_bind_int64(statement_, index, value); return *this; }
+  Query& bind(int index, const std::string& text) {
+    sqlite3_bind_text(statement_, index, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // True with a row to read; false when done (a statement without rows is done at once).
+  bool step() {
+    const int code = sqlite3_step(statement_);
+    if (code == SQLITE_ROW) return true;
+    if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
+    return false;
+  }
+  long long integer(int column) const { return sqlite3_column_int64(statement_, column); }
+  double real(int column) const { return sqlite3_column_double(statement_, column); }
+  std::string text(int column) const {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+    return text ? std::string(text, sqlite3_column_bytes(statement_, column)) : std::string();
+  }
+  // The statement itself, for readers of many columns of one row.
+  sqlite3_stmt* row() const { return statement_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_ = nullptr;
 };
 
 struct DatabaseClose {

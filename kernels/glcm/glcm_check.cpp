@@ -102,11 +102,9 @@ WuImage read_wu_image(const std::string& dir, const GlcmImageInput& input) {
 // another question: a genuine result of another WU is refused here.
 std::vector<WuImage> read_wu_inputs(const std::string& dir, const std::vector<std::string>& files,
                                     const GlcmParams& params) {
-  const std::string wu_name = wu_name_of(params);
-  require(!wu_name.empty(), "the summary's image files are not named <wu>.image_<i>.png");
-  const std::string filed_under = wu_of_result(files);
-  require(filed_under.empty() || filed_under == wu_name,
-          "the result is WU " + wu_name + "'s, returned for WU " + filed_under);
+  const std::string claimed = wu_name_of(params);
+  require(!claimed.empty(), "the summary's image files are not named <wu>.image_<i>.png");
+  const std::string wu_name = bound_wu(files, claimed);
   const GlcmParams wu_params = read_wu_params(dir + "/" + wu_params_file(wu_name));
   require(glcm_params_json(wu_params) == glcm_params_json(params), "the summary's params differ from WU " + wu_name + "'s");
   std::vector<WuImage> images;

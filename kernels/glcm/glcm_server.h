@@ -160,5 +160,8 @@ void store_glcm_result(sqlite3* db, long long wu_id, const std::vector<std::stri
 
 // Adds `glcm` with its subcommands make and map under `parent`.
 void add_glcm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// `helix-wu glcm example`: the small example WU's command lines (core/kind.h,
+// ServerFunctions::example_commands).
+std::vector<std::vector<std::string>> glcm_example_commands(const std::string& dir);
 
 }  // namespace helix::glcm

@@ -127,5 +127,8 @@ SearchReport hmm_report(sqlite3* db, const std::string& search, bool allow_parti
 
 // Adds `hmmsearch` with its subcommands make and report under `parent`.
 void add_hmm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// `helix-wu hmmsearch example`: the small example WU's command lines (core/kind.h,
+// ServerFunctions::example_commands).
+std::vector<std::vector<std::string>> hmm_example_commands(const std::string& dir);
 
 }  // namespace helix::hmm

@@ -144,39 +144,6 @@ void store_hmm_result(sqlite3* db, long long wu_id, const std::vector<std::strin
 
 namespace {
 
-// A prepared query that finalizes itself; rows through step().
-class Query {
- public:
-  Query(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-  }
-  Query(const Query&) = delete;
-  Query& operator=(const Query&) = delete;
-  ~Query() { sqlite3_finalize(statement_); }
-  Query& bind(int index, long long value) { sqlite3_bind_int64(statement_, index, value); return *this; }
-  Query& bind(int index, const std::string& text) {
-    sqlite3_bind_text(statement_, index, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  bool step() {
-    const int code = sqlite3_step(statement_);
-    if (code == SQLITE_ROW) return true;
-    if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
-    return false;
-  }
-  long long integer(int column) const { return sqlite3_column_int64(statement_, column); }
-  double real(int column) const { return sqlite3_column_double(statement_, column); }
-  std::string text(int column) const {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
-    return text ? std::string(text, sqlite3_column_bytes(statement_, column)) : std::string();
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* statement_ = nullptr;
-};
-
 bool tables_exist(sqlite3* db) {
   Query query(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'hmmsearch_chunks'");
   return query.step() && query.integer(0) == 1;

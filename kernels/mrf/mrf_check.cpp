@@ -155,10 +155,7 @@ std::string check_wu_binding(const Parsed& parsed, const std::vector<std::string
   require(is_plain_name(volume_name, 255) && volume_name.size() > suffix &&
               volume_name.compare(volume_name.size() - suffix, suffix, kVolumeSuffix) == 0,
           "input_volume is not a plain file name <wu>" + std::string(kVolumeSuffix));
-  const std::string summary_wu = volume_name.substr(0, volume_name.size() - suffix);
-  const std::string filed_under = wu_of_result(files);
-  require(filed_under.empty() || filed_under == summary_wu,
-          "the result is WU " + summary_wu + "'s, returned for WU " + filed_under);
+  const std::string summary_wu = bound_wu(files, volume_name.substr(0, volume_name.size() - suffix));
   const MrfParams wu_params = server_read("WU params", [&] {
     const auto json = nlohmann::json::parse(read_file_text(inputs_dir + "/" + summary_wu + ".params.json"), nullptr, false);
     if (json.is_discarded()) throw InputError(summary_wu + ".params.json is not JSON");

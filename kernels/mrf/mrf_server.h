@@ -63,5 +63,8 @@ void store_mrf_result(sqlite3* db, long long wu_id, const std::vector<std::strin
 
 // Adds `mrf` with its subcommands phantom, make and render under `parent`.
 void add_mrf_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// `helix-wu mrf example`: the small example WU's command lines (core/kind.h,
+// ServerFunctions::example_commands).
+std::vector<std::vector<std::string>> mrf_example_commands(const std::string& dir);
 
 }  // namespace helix::mrf

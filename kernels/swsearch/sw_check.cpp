@@ -190,7 +190,8 @@ struct WuInputs {
 // The WU is named by the result's file names (sw_server.h, "WU file names");
 // its params must be the summary's exactly, or the result answers another question.
 WuInputs read_wu_inputs(const std::string& dir, const std::vector<std::string>& files, const Summary& summary) {
-  const std::string wu = wu_of_result(files);
+  // This kind's summary claims no WU name, so only BOINC's file names bind it.
+  const std::string wu = bound_wu(files, "");
   const auto name = parse_wu_name(wu);
   if (!name) server_trouble("cannot tell the WU from result file " + files[0] + " (want <prefix>_b<i>_c<j>_<n>[_r<r>]_<k>)");
   const SwParams params = server_read("WU params", [&] {

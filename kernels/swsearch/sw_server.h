@@ -143,5 +143,8 @@ ReportTexts sw_report_texts(const std::vector<QueryHits>& merged, const SwParams
 
 // Adds `swsearch` with its subcommand make under `parent`.
 void add_sw_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// `helix-wu swsearch example`: the small example WU's command lines (core/kind.h,
+// ServerFunctions::example_commands).
+std::vector<std::vector<std::string>> sw_example_commands(const std::string& dir);
 
 }  // namespace helix::sw

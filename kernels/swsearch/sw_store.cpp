@@ -79,21 +79,15 @@ Hit hit_of_row(sqlite3_stmt* row) {
 }  // namespace
 
 std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments, const std::string& search) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, kReportSql, -1, &statement, nullptr) != SQLITE_OK)
-    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-  sqlite3_bind_int(statement, 1, top_hits);
-  sqlite3_bind_int(statement, 2, alignments);
-  if (!search.empty()) sqlite3_bind_text(statement, 3, search.c_str(), -1, SQLITE_TRANSIENT);
+  Query rows(db, kReportSql);
+  rows.bind(1, static_cast<long long>(top_hits)).bind(2, static_cast<long long>(alignments));
+  if (!search.empty()) rows.bind(3, search);
   std::vector<QueryHits> report;
-  int code;
-  while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
-    const std::string query_id = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+  while (rows.step()) {
+    const std::string query_id = rows.text(0);
     if (report.empty() || report.back().query_id != query_id) report.push_back({query_id, 0, {}});
-    report.back().hits.push_back(hit_of_row(statement));
+    report.back().hits.push_back(hit_of_row(rows.row()));
   }
-  sqlite3_finalize(statement);
-  if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
   return report;
 }
 
@@ -103,16 +97,10 @@ namespace helix::sw {
 
 // The first column of every row of `sql`, which takes `argument` as ?1 when not empty.
 std::vector<std::string> text_column(sqlite3* db, const char* sql, const std::string& argument) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) != SQLITE_OK)
-    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
-  if (!argument.empty()) sqlite3_bind_text(statement, 1, argument.c_str(), -1, SQLITE_TRANSIENT);
+  Query rows(db, sql);
+  if (!argument.empty()) rows.bind(1, argument);
   std::vector<std::string> values;
-  int code;
-  while ((code = sqlite3_step(statement)) == SQLITE_ROW)
-    values.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
-  sqlite3_finalize(statement);
-  if (code != SQLITE_DONE) throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  while (rows.step()) values.push_back(rows.text(0));
   return values;
 }
 

@@ -19,7 +19,7 @@
 #include "glcm_job.h"
 
 namespace helix {
-std::unique_ptr<AppKind> make_glcm_app_kind();
+const KindSpec& glcm_kind_spec();
 }
 
 namespace helix::glcm {
@@ -224,12 +224,12 @@ TEST_F(GlcmJob, TableMapsAndSummaryReadBackExactly) {
 // `stop_every` checkpoints (0: never); returns the three output files.
 std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& params, bool cpu, int stop_every,
                                  int* restarts) {
-  auto kind = make_glcm_app_kind();
+  const KindSpec& kind = glcm_kind_spec();
   for (*restarts = 0;; ++*restarts) {
     DirectoryRuntime runtime(dir.string());
     runtime.stop_after_checkpoints(stop_every > 0 ? stop_every : -1);
     try {
-      kind->run(params, RunOptions{cpu, 0}, runtime);
+      run_kind(kind, params, RunOptions{cpu, 0}, runtime);
       break;
     } catch (const StopRequested&) {
     }
@@ -254,11 +254,11 @@ TEST_F(GlcmJob, RestartsFromEveryCheckpointGiveTheSameBytes) {
 
 TEST_F(GlcmJob, BadInputGivesOneErrorAndNoResult) {
   nlohmann::json params = two_image_params();
-  auto kind = make_glcm_app_kind();
+  const KindSpec& kind = glcm_kind_spec();
   auto expect_refused = [&](const nlohmann::json& p, const std::string& words) {
     DirectoryRuntime runtime(dir_.string());
     try {
-      kind->run(p, RunOptions{true, 0}, runtime);
+      run_kind(kind, p, RunOptions{true, 0}, runtime);
       ADD_FAILURE() << "accepted: " << words;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();

@@ -22,7 +22,7 @@
 #include "hmm_job.h"
 
 namespace helix {
-std::unique_ptr<AppKind> make_hmmsearch_app_kind();
+const KindSpec& hmmsearch_kind_spec();
 }
 
 namespace helix::hmm {
@@ -262,12 +262,12 @@ TEST_F(HmmJob, DomainsAreExactBothWaysAndOnlyCanonicalTextIsRead) {
 // asked; returns the four outputs.
 std::vector<std::string> run_app(const fs::path& dir, const HmmParams& params, bool cpu, bool stop_each,
                                  int* restarts) {
-  auto kind = make_hmmsearch_app_kind();
+  const KindSpec& kind = hmmsearch_kind_spec();
   for (*restarts = 0;; ++*restarts) {
     DirectoryRuntime runtime(dir.string());
     runtime.stop_after_checkpoints(stop_each ? 1 : -1);
     try {
-      kind->run(hmm_params_json(params), RunOptions{cpu, 0}, runtime);
+      run_kind(kind, hmm_params_json(params), RunOptions{cpu, 0}, runtime);
       break;
     } catch (const StopRequested&) {
     }
@@ -296,7 +296,7 @@ TEST_F(HmmJob, RestartsAfterEveryBlockGiveTheSameBytes) {
   runtime.stop_after_checkpoints(1);
   HmmParams other = params(10);
   other.report_evalue = 1e-3;
-  EXPECT_THROW(make_hmmsearch_app_kind()->run(hmm_params_json(other), RunOptions{true, 0}, runtime), StopRequested);
+  EXPECT_THROW(run_kind(hmmsearch_kind_spec(), hmm_params_json(other), RunOptions{true, 0}, runtime), StopRequested);
   EXPECT_EQ(run_app(dir_, params(10), true, false, &restarts), straight);
 }
 
@@ -406,11 +406,11 @@ TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
 }
 
 TEST_F(HmmJob, BadInputGivesOneErrorAndNoResult) {
-  auto kind = make_hmmsearch_app_kind();
+  const KindSpec& kind = hmmsearch_kind_spec();
   auto expect_refused = [&](const HmmParams& params, const std::string& words) {
     DirectoryRuntime runtime(dir_.string());
     try {
-      kind->run(hmm_params_json(params), RunOptions{true, 0}, runtime);
+      run_kind(kind, hmm_params_json(params), RunOptions{true, 0}, runtime);
       ADD_FAILURE() << "accepted: " << words;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
@@ -464,7 +464,7 @@ TEST_F(HmmJob, BadInputGivesOneErrorAndNoResult) {
   nlohmann::json absurd = hmm_params_json(params(16));
   absurd["F1"] = 2;
   DirectoryRuntime runtime(dir_.string());
-  EXPECT_THROW(kind->run(absurd, RunOptions{true, 0}, runtime), InputError);
+  EXPECT_THROW(run_kind(kind, absurd, RunOptions{true, 0}, runtime), InputError);
 }
 
 }  // namespace

@@ -22,12 +22,14 @@ Checks:
     rsc_disk_bound (kAppVersionDiskBytes);
   * plan_class_spec.xml parses and defines the GPU directory's plan class
     (nvidia, cuda, numeric minimum CUDA/driver/compute capability/GPU RAM, cpu_frac);
-  * every template parses; input templates number their files 0..n-1 and refer
-    to each once; the open names, in order, are those the kind's work generator
-    stages (spec.inputs / spec.outputs in kernels/<kind>/*_workunit.cpp), and
-    the app's job resolves each of them (runtime.resolve("name")); the inputs
-    the generator marks shared (spec.shared_inputs) and only those carry
-    <no_delete/>; max_error/total/success_results are set as create_work needs;
+  * every registered kind (`helix-wu kinds`) has a <kind>_out, and a <kind>_in
+    unless its input names differ per WU; every template parses; input
+    templates number their files 0..n-1 and refer to each once; the open names,
+    in order, and the <no_delete/> marks are those of a real WU the kind's work
+    generator makes (`helix-wu <kind> example`; a kind whose example data is
+    missing is said and passed over), and the app's code resolves each input
+    (runtime.resolve("name")); max_error/total/success_results are set as
+    create_work needs;
   * bin/ holds the three scripts script_validator and script_assimilator run,
     executable; the validator scripts exit 3 (transient) while helix-validate
     is missing or not executable; installed in a project's bin/ beside this build's
@@ -176,32 +178,49 @@ def check_plan_class(path, plan_class):
         fail(f"{path}: {plan_class} <cpu_frac> is not in (0, 1]")
 
 
-def generator_names(source, kind_dir):
-    """(inputs or None, outputs) in the order the kind's work generator lists them."""
-    text = "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*_workunit.cpp")))
-    m_in = re.search(r"spec\.inputs\s*=\s*\{(.*?)\};", text, re.S)
-    m_out = re.search(r"spec\.outputs\s*=\s*\{([^}]*)\}", text)
-    m_shared = re.search(r"spec\.shared_inputs\s*=\s*\{([^}]*)\}", text)
-    inputs = re.findall(r'\{"([^"]+)"', m_in.group(1)) if m_in else None
-    outputs = re.findall(r'"([^"]+)"', m_out.group(1)) if m_out else []
-    shared = re.findall(r'"([^"]+)"', m_shared.group(1)) if m_shared else []
-    return inputs, outputs, shared
+def example_names(helix_wu, kind, work):
+    """(inputs or None, outputs, shared inputs) of the WU `helix-wu KIND example` makes,
+    read from its own templates; inputs None when the kind names its inputs per WU
+    (a packaged input template cannot match them). None when the data is missing."""
+    out = os.path.join(work, "example", kind)
+    run = subprocess.run([helix_wu, kind, "example", "--out", out], capture_output=True, text=True, timeout=300)
+    if run.returncode == 77:
+        print(f"{kind}: example data missing, templates not compared: {run.stderr.strip()}")
+        return None
+    if run.returncode != 0:
+        fail(f"helix-wu {kind} example failed ({run.returncode}): {run.stderr.strip()}")
+        return None
+    wu = sorted(glob.glob(os.path.join(out, "*.wu_template.xml")))[0]
+    wu_root, result_root = parse_xml(wu), parse_xml(wu.replace(".wu_template.xml", ".result_template.xml"))
+    if wu_root is None or result_root is None:
+        return None
+    refs = wu_root.findall("workunit/file_ref")
+    names = [r.findtext("open_name") for r in refs]
+    shared = [name for info, name in zip(wu_root.findall("file_info"), names) if info.find("no_delete") is not None]
+    wu_name = os.path.basename(wu)[: -len(".wu_template.xml")]
+    per_wu = any(wu_name in name for name in names)  # logical names made from the WU's name
+    outputs = [r.findtext("open_name") for r in result_root.findall("result/file_ref")]
+    return (None if per_wu else names), outputs, shared
 
 
-def check_templates(source, templates):
-    kinds_dir = os.path.join(source, "kernels")
+def check_templates(source, build, templates, work):
+    helix_wu = os.path.join(build, "workunit", "helix-wu")
+    kinds = subprocess.run([helix_wu, "kinds"], capture_output=True, text=True, check=True).stdout.split()
     app_main = open(os.path.join(source, "app", "main.cpp")).read()
-    for kind in sorted(os.listdir(kinds_dir)):
-        kind_dir = os.path.join(kinds_dir, kind)
-        if not glob.glob(os.path.join(kind_dir, "*_workunit.cpp")):
+    for kind in kinds:
+        in_path, out_path = os.path.join(templates, f"{kind}_in"), os.path.join(templates, f"{kind}_out")
+        if not os.path.exists(out_path):
+            fail(f"{out_path} is missing")
+        names = example_names(helix_wu, kind, work)
+        if names is None:
             continue
-        inputs, outputs, shared = generator_names(source, kind_dir)
+        inputs, outputs, shared = names
+        kind_dir = os.path.join(source, "kernels", kind)
         job_text = app_main + "".join(open(p).read() for p in glob.glob(os.path.join(kind_dir, "*.cpp")))
         resolved = set(re.findall(r'resolve\("([^"]+)"\)', job_text))
-        for name in (inputs or []) + outputs:
+        for name in inputs or []:
             if name not in resolved:
                 fail(f"kernels/{kind}: '{name}' is staged by helix-wu but the app never resolves it")
-        in_path, out_path = os.path.join(templates, f"{kind}_in"), os.path.join(templates, f"{kind}_out")
         if inputs is None:  # per-WU logical names (glcm): helix-wu writes each WU's input template
             if os.path.exists(in_path):
                 fail(f"{in_path}: {kind}'s input names are per WU; a fixed template cannot match them")
@@ -216,7 +235,7 @@ def check_templates(source, templates):
                     fail(f"{in_path}: file_info numbers {numbers} and file_refs do not match")
                 names = [r.findtext("open_name") for r in refs]
                 if names != inputs:
-                    fail(f"{in_path}: open names {names}, helix-wu stages {inputs}")
+                    fail(f"{in_path}: open names {names}, helix-wu's example stages {inputs}")
                 for tag in ["rsc_fpops_est", "rsc_fpops_bound", "rsc_memory_bound", "rsc_disk_bound"]:
                     if not re.fullmatch(r"\d+", root.findtext(f"workunit/{tag}") or ""):
                         fail(f"{in_path}: <{tag}> is not a whole number")
@@ -233,7 +252,6 @@ def check_templates(source, templates):
                         and 1 < limits["max_error_results"] <= limits["max_total_results"]):
                     fail(f"{in_path}: replica limits {limits}: create_work's defaults of 1 fail a WU at its first error")
         if not os.path.exists(out_path):
-            fail(f"{out_path} is missing")
             continue
         root = parse_xml(out_path)
         if root is None:
@@ -247,7 +265,7 @@ def check_templates(source, templates):
                 fail(f"{out_path}: output {i} lacks <url><UPLOAD_URL/></url> or a whole max_nbytes")
         names = [r.findtext("open_name") for r in refs]
         if len(infos) != len(refs) or names != outputs:
-            fail(f"{out_path}: open names {names}, the app writes {outputs}")
+            fail(f"{out_path}: open names {names}, helix-wu's example expects {outputs}")
 
 
 SERVER_SCRIPTS = ["helix_validate_init", "helix_validate_compare", "helix_assimilate"]
@@ -331,7 +349,7 @@ def main():
         check_app_version(os.path.join(root, d), version, version_dir, work, allowance)
     if gpu:
         check_plan_class(os.path.join(out, "plan_class_spec.xml"), gpu[0].split("__")[1])
-    check_templates(source, os.path.join(out, "templates"))
+    check_templates(source, build, os.path.join(out, "templates"), work)
     check_server_scripts(os.path.join(out, "bin"), build, work)
     for problem in problems:
         print(f"FAIL: {problem}")

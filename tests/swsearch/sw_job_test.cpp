@@ -18,7 +18,7 @@
 #include "sw_job.h"
 
 namespace helix {
-std::unique_ptr<AppKind> make_swsearch_app_kind();
+const KindSpec& swsearch_kind_spec();
 }
 
 namespace helix::sw {
@@ -149,12 +149,12 @@ TEST_F(SwJob, HitsAreTheReferencesRankedScores) {
 // asked; returns the hits table and summary.
 std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& params, bool cpu, bool stop_each,
                                  int* restarts) {
-  auto kind = make_swsearch_app_kind();
+  const KindSpec& kind = swsearch_kind_spec();
   for (*restarts = 0;; ++*restarts) {
     DirectoryRuntime runtime(dir.string());
     runtime.stop_after_checkpoints(stop_each ? 1 : -1);
     try {
-      kind->run(params, RunOptions{cpu, 0}, runtime);
+      run_kind(kind, params, RunOptions{cpu, 0}, runtime);
       break;
     } catch (const StopRequested&) {
     }
@@ -182,11 +182,11 @@ TEST_F(SwJob, GpuWritesTheCpuBytes) {
 }
 
 TEST_F(SwJob, BadInputGivesOneErrorAndNoResult) {
-  auto kind = make_swsearch_app_kind();
+  const KindSpec& kind = swsearch_kind_spec();
   auto expect_refused = [&](const nlohmann::json& params, const std::string& words) {
     DirectoryRuntime runtime(dir_.string());
     try {
-      kind->run(params, RunOptions{true, 0}, runtime);
+      run_kind(kind, params, RunOptions{true, 0}, runtime);
       ADD_FAILURE() << "accepted: " << words;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();

@@ -1,0 +1,62 @@
+// kind_commands.cpp: a kind's `helix-wu <kind> ...` commands as the work
+// generator adds them (core/kind.h, add_kind_workunit_command): the kind's own,
+// every WU they make completed from the declaration, and `example`. Server
+// side (helix_server_kinds): the app links no CLI.
+#include <algorithm>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "core/errors.h"
+#include "core/kind.h"
+
+namespace helix {
+namespace {
+
+// The declared outputs and fixed output bounds, on every WU the kind makes.
+EmitWorkunit completing(const KindSpec& kind, EmitWorkunit emit) {
+  return [&kind, emit = std::move(emit)](const WorkunitSpec& made) {
+    WorkunitSpec spec = made;
+    spec.outputs = output_names(kind);
+    for (const OutputFile& output : kind.outputs)
+      spec.max_output_bytes = std::max(spec.max_output_bytes, static_cast<double>(output.max_bytes));
+    emit(spec);
+  };
+}
+
+// Runs one of the kind's own command lines (words after "helix-wu") in-process.
+void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit) {
+  CLI::App cli{"helix-wu"};
+  cli.require_subcommand(1);
+  kind.server.add_workunit_command(cli, completing(kind, emit));
+  std::vector<std::string> argv_words{"helix-wu"};
+  argv_words.insert(argv_words.end(), words.begin(), words.end());
+  std::vector<char*> argv;
+  for (std::string& word : argv_words) argv.push_back(word.data());
+  try {
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    throw std::logic_error(kind.name + "'s example runs a command its own CLI refuses: " + error.what());
+  }
+}
+
+void add_example_command(const KindSpec& kind, CLI::App& kind_command, const EmitWorkunit& emit) {
+  CLI::App* example = kind_command.add_subcommand(
+      "example", "make a small example " + kind.name + " WU from real data on this machine (a few s on one core)");
+  auto dir = std::make_shared<std::string>();
+  example->add_option("--out", *dir, "directory for the WU (and, under input/, what it is made from)")->required();
+  example->callback([&kind, dir, emit] {
+    for (const std::vector<std::string>& words : kind.server.example_commands(*dir))
+      run_kind_command_line(kind, words, emit);
+  });
+}
+
+}  // namespace
+
+void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorkunit emit) {
+  kind.server.add_workunit_command(parent, completing(kind, emit));
+  CLI::App* kind_command = parent.get_subcommand(kind.name);
+  if (kind.server.example_commands) add_example_command(kind, *kind_command, emit);
+}
+
+}  // namespace helix

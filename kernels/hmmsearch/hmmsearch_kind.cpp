@@ -1,0 +1,49 @@
+// hmmsearch_kind.cpp: the hmmsearch kind, declared (core/kind.h): its
+// outputs, the volunteer side (read the WU, pick the engine, search the chunk
+// block by block with checkpoints, return "tblout", "domtblout", "out",
+// "scores", "domains" and, last, "summary") and the project side
+// (hmm_workunit.cpp, hmm_check.cpp, hmm_store.cpp).
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "core/kind.h"
+#include "hmm_job.h"
+#include "hmm_server.h"
+
+namespace helix {
+namespace {
+
+ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
+  const hmm::HmmParams params = hmm::parse_hmm_params(params_json);
+  auto engine = options.force_cpu ? hmm::make_reference_engine() : hmm::make_gpu_engine(options.gpu_device);
+  std::fprintf(stderr, "helix hmmsearch: %s chunk %u of %u, %u profiles, on %s\n", params.search.c_str(),
+               params.chunk, params.chunks, params.profile_count, engine->description().c_str());
+  // The GPU's results are spot-checked against the CPU reference as they come.
+  const hmm::HmmJobResult result = hmm::run_hmm_job(params, *engine, runtime, !options.force_cpu);
+  std::fprintf(stderr, "helix hmmsearch: %llu targets, %zu past the Forward filter\n",
+               static_cast<unsigned long long>(params.chunk_targets), result.rows.size());
+  return {{"tblout", hmm::tblout_output(result)},       {"domtblout", hmm::domtblout_output(result)},
+          {"out", hmm::out_output(result)},             {"scores", hmm::scores_tsv(result.rows)},
+          {"domains", hmm::domains_tsv(result.rows)},   {"summary", hmm::hmm_summary_json(result)}};
+}
+
+KindSpec hmmsearch_kind() {
+  KindSpec kind;
+  kind.name = "hmmsearch";
+  kind.outputs = {{"tblout"}, {"domtblout"}, {"out"}, {"scores"}, {"domains"}, summary_output()};
+  kind.run = &run_hmmsearch;
+  // A few profiles against a 10 M-residue chunk; rsc_disk_bound (with the
+  // app version's 64 MiB, workunit/) is 4 GiB.
+  kind.hand_made = {{"profiles", "database"}, {"profiles"}, 2e12, 2048.0 * (1 << 20), 4032.0 * (1 << 20),
+                    256.0 * (1 << 20)};
+  return kind;
+}
+
+}  // namespace
+
+HELIX_DECLARE_KIND(hmmsearch, hmmsearch_kind(),
+                   (ServerFunctions{&hmm::add_hmm_workunit_command, &hmm::check_hmm_result,
+                                    &hmm::compare_hmm_results, &hmm::create_hmm_tables, &hmm::store_hmm_result, &hmm::hmm_example_commands}))
+
+}  // namespace helix
