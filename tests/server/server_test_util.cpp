@@ -89,11 +89,11 @@ int line_count(const std::string& text) {
   return lines;
 }
 
-WuRun run_workunit_command(const AddWorkunitCommand& add_command, const std::vector<std::string>& args) {
+WuRun run_workunit_command(const std::string& kind, const std::vector<std::string>& args) {
   WuRun run;
   CLI::App cli{"helix-wu (test)"};
   cli.require_subcommand(1);
-  add_command(cli, [&run](const WorkunitSpec& spec) {
+  add_kind_workunit_command(*find_server_kind(kind), cli, [&run](const WorkunitSpec& spec) {
     write_workunit_files(spec);
     run.specs.push_back(spec);
   });

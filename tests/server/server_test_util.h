@@ -13,16 +13,16 @@
 
 namespace helix::test {
 
-// `helix-wu <args...>` in-process with one kind's commands (its
-// add_workunit_command, e.g. glcm::add_glcm_workunit_command). Each WU made
-// gets its BOINC files written exactly as helix-wu does. `error` holds the
+// `helix-wu <args...>` in-process with one registered kind's commands, as
+// helix-wu adds them (add_kind_workunit_command: the declared outputs and
+// bound filled in). Each WU made gets its BOINC files written exactly as
+// helix-wu does. `error` holds the
 // message of an InputError or CLI error ("" when the command succeeded).
 struct WuRun {
   std::vector<WorkunitSpec> specs;
   std::string error;
 };
-using AddWorkunitCommand = std::function<void(CLI::App&, std::function<void(const WorkunitSpec&)>)>;
-WuRun run_workunit_command(const AddWorkunitCommand& add_command, const std::vector<std::string>& args);
+WuRun run_workunit_command(const std::string& kind, const std::vector<std::string>& args);
 
 // A fresh empty directory under the system temp dir, unique per call.
 std::string scratch_dir(const std::string& tag);

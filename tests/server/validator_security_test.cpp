@@ -124,7 +124,7 @@ TEST(ValidatorSecurity, WuNameOfBoincUploadNames) {
 
 // ---------------------------------------------------------------- mrf
 
-const ServerKind& mrf_kind() { return *find_server_kind("mrf"); }
+const ServerFunctions& mrf_kind() { return find_server_kind("mrf")->server; }
 CheckOutcome mrf_check(const std::vector<std::string>& files, const std::string& inputs_dir) {
   return mrf_kind().check_result(files, {inputs_dir});
 }

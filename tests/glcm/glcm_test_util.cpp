@@ -40,7 +40,7 @@ glcm::GreyImage disc_mask(int width, int height, int cx, int cy, int r) {
 }
 
 WuRun run_glcm_wu(const std::vector<std::string>& args) {
-  return run_workunit_command(glcm::add_glcm_workunit_command, args);
+  return run_workunit_command("glcm", args);
 }
 
 void GlcmGenuine::write(const glcm::GlcmResult& changed) const {

@@ -18,7 +18,7 @@
 #include "server_test_util.h"
 
 namespace helix {
-std::unique_ptr<ServerKind> make_glcm_server_kind();
+const KindSpec& glcm_server_kind_spec();
 }
 
 namespace helix::test {
@@ -26,10 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace helix::glcm;
 
-const ServerKind& glcm_kind() {
-  static const std::unique_ptr<ServerKind> kind = make_glcm_server_kind();
-  return *kind;
-}
+const ServerFunctions& glcm_kind() { return glcm_server_kind_spec().server; }
 
 CheckOutcome check(const GlcmGenuine& genuine, bool with_inputs) {
   ServerOptions options;
@@ -87,7 +84,7 @@ TEST(GlcmValidator, GenuineResultIsValidWithAndWithoutInputs) {
   EXPECT_EQ(check(genuine, true).verdict, Verdict::kValid) << check(genuine, true).reason;
   const GlcmGenuine plain = without_maps(glcm_genuine("valid_plain"));
   EXPECT_EQ(check(plain, true).verdict, Verdict::kValid) << check(plain, true).reason;
-  EXPECT_EQ(glcm_kind().output_names(), (std::vector<std::string>{"features", "maps", "summary"}));
+  EXPECT_EQ(output_names(glcm_server_kind_spec()), (std::vector<std::string>{"features", "maps", "summary"}));
 }
 
 TEST(GlcmValidator, ForgedMaxOrMinIsCaughtByTheCpuSpotCheck) {

@@ -39,7 +39,7 @@ std::string mmseqs_proteins(const std::string& dir, std::size_t count) {
 }
 
 WuRun run_hmm_wu(const std::vector<std::string>& args) {
-  return run_workunit_command(hmm::add_hmm_workunit_command, args);
+  return run_workunit_command("hmmsearch", args);
 }
 
 void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths) {

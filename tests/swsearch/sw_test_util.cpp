@@ -28,7 +28,7 @@ std::string globin_queries(const std::string& dir, std::size_t count) {
 }
 
 WuRun run_sw_wu(const std::vector<std::string>& args) {
-  return run_workunit_command(sw::add_sw_workunit_command, args);
+  return run_workunit_command("swsearch", args);
 }
 
 SwResult run_sw_spec(const WorkunitSpec& spec, const std::string& result_dir) {

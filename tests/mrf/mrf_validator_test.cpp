@@ -15,7 +15,7 @@
 namespace helix::test {
 namespace {
 
-const ServerKind& mrf_kind() { return *find_server_kind("mrf"); }
+const ServerFunctions& mrf_kind() { return find_server_kind("mrf")->server; }
 
 CheckOutcome check(const GenuineResult& genuine, bool with_inputs) {
   ServerOptions options;
