@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # boinc_client_e2e.sh: end-to-end tests of helix under the REAL BOINC client
-# (/usr/bin/boinc 7.20.5), with no server, for one kind of work: one small work
-# unit made by helix-wu, computed standalone (`helix --cpu`, the reference
-# bytes), then under the client in the scenarios asked for:
+# (/usr/bin/boinc 7.20.5), with no server, for one kind of work: the kind's
+# example work unit (`helix-wu KIND example`), computed standalone (`helix
+# --cpu`, the reference bytes), then under the client in the scenarios asked for:
 #
 #   storm      `boinc --run_test_app`: the client's own test mode, which runs the
 #              app in a bare directory and suspends and resumes it every 0.3 s;
@@ -23,9 +23,10 @@
 #
 #   boinc_client_e2e.sh HELIX HELIX_WU HELIX_VALIDATE HELIX_ASSIMILATE WORKDIR KIND SCENARIO...
 #
-#   KIND: mrf, glcm, swsearch or hmmsearch. The WUs take about 3-4 s on one core.
+#   KIND: any registered kind (`helix-wu kinds`); its WU is `helix-wu KIND
+#   example`, about 3-5 s on one core.
 # Exit: 0 pass; 77 skip (no /usr/bin/boinc; disk_full without user namespaces;
-# glcm without python3-skimage for its plates); anything else fails, with the
+# the kind's example data missing, as helix-wu says); anything else fails, with the
 # client's log and the task's stderr printed. The client's exit code is never
 # the verdict: the task's files and client_state.xml are.
 # docs/boinc-e2e.md explains the client data directory and what the client does.
@@ -58,48 +59,24 @@ rm -rf "$work"
 mkdir -p "$work"
 work=$(realpath "$work")
 
-hmmer_examples=/usr/share/doc/hmmer/examples/tutorial
-mmseqs_db=/usr/share/doc/mmseqs2/example-data/DB.fasta.gz
-
-# Makes the kind's work unit in $work/wu; sets wu (its name). Sizes: 3-6 s on
-# one core. The restart needs the client to see the first checkpoint (1-3 s
-# after the start) and to stop the app (1-2 s more) before the task ends: the
-# first checkpoint must come well before half the work (glcm's came at 0.49
-# with distances 1,2,5, and a loaded CI machine finished the task during the
-# stop; 1,2,3,5,8 put it at 0.24).
+# Makes the kind's example work unit in $work/wu (`helix-wu KIND example`:
+# real data from Debian packages, 3-5 s on one core, several checkpoints); sets
+# wu (its name: the first *.create_work.sh there) and outputs (from its result
+# template). The restart needs the client to see the first checkpoint (1-3 s
+# after the start) and to stop the app (1-2 s more) before the task ends, so
+# each kind's example checkpoints well before half its work. helix-wu exits 77
+# with one line when the machine lacks the example's data: the test skips.
 make_work_unit() {
-  local input=$work/input
-  mkdir -p "$input"
-  case $kind in
-    mrf)
-      wu=e2e_mrf
-      "$helix_wu" mrf phantom --out "$input" --size 256 256 128 --noise 200 --seed 11 >/dev/null
-      "$helix_wu" mrf make --volume "$input/phantom.nii.gz" --name "$wu" --out "$work/wu" \
-        --max-sweeps 100000 --tolerance 0 >/dev/null ;;
-    glcm)
-      wu=e2e_glcm_0
-      /usr/bin/python3 -c "import skimage" 2>/dev/null ||
-        skip "/usr/bin/python3 cannot import skimage (python3-skimage), which makes the glcm plates"
-      /usr/bin/python3 "$here/../../scripts/make_plates.py" "$input" 224 90 >/dev/null
-      "$helix_wu" glcm make --image-dir "$input" --detect-well --distances 1,2,3,5,8 --map-distance 5 \
-        --name e2e_glcm --out "$work/wu" >/dev/null ;;
-    swsearch)
-      wu=e2e_sw_b0_c0
-      zcat "$mmseqs_db" >"$input/db.fasta"
-      "$helix_wu" swsearch make --db "$input/db.fasta" --queries "$hmmer_examples/globins45.fa" \
-        --queries-per-wu 30 --chunk-residues 100000000 --top-hits 20 --alignments 3 --name e2e_sw --out "$work/wu" \
-        --block-targets 2000 >/dev/null ;;  # ten blocks: the task checkpoints before it ends
-    hmmsearch)
-      wu=e2e_hmm_c0
-      cat "$hmmer_examples/globins4.hmm" "$hmmer_examples/fn3.hmm" "$hmmer_examples/Pkinase.hmm" >"$input/profiles.hmm"
-      "$helix_wu" hmmsearch make --name e2e_hmm --profiles "$input/profiles.hmm" --database "$mmseqs_db" \
-        --block-targets 1000 --out "$work/wu" >/dev/null ;;
-    *) echo "unknown kind '$kind' (mrf, glcm, swsearch, hmmsearch)" >&2; exit 2 ;;
-  esac
-  rm -rf "$input"
-  [[ -s $work/wu/$wu.create_work.sh ]] || fail "helix-wu $kind make wrote no $wu.create_work.sh"
+  local status=0 message scripts
+  message=$("$helix_wu" "$kind" example --out "$work/wu" 2>&1 >/dev/null) || status=$?
+  ((status != 77)) || skip "$message"
+  ((status == 0)) || fail "helix-wu $kind example failed (exit $status): $message"
+  scripts=("$work"/wu/*.create_work.sh)
+  [[ -s ${scripts[0]} ]] || fail "helix-wu $kind example wrote no *.create_work.sh in $work/wu"
+  wu=$(basename "${scripts[0]}" .create_work.sh)
   mapfile -t outputs < <(python3 "$client_dir_tool" outputs "$work/wu" "$wu")
-  log "work unit $wu: outputs ${outputs[*]}"
+  ((${#outputs[@]} > 0)) || fail "work unit $wu: no outputs in $wu.result_template.xml"
+  log "work unit $wu (helix-wu $kind example): outputs ${outputs[*]}"
 }
 
 # The reference: the same WU in a slot of BOINC soft links (as the client makes
