@@ -79,7 +79,12 @@ struct WorkunitSpec {
   // Logical output names, in result-file order: filled from the kind's
   // declaration by add_kind_workunit_command(), never by the kind.
   std::vector<std::string> outputs;
-  double fpops_estimate = 0;                                 // rsc_fpops_est
+  double fpops_estimate = 0;                                 // rsc_fpops_est: the kind's estimate
+  // What else the kind knows of the WU's costs, from which
+  // add_kind_workunit_command() derives the bounds below by the protocol's one
+  // policy (core/work_protocol.h).
+  double kind_memory_bytes = 0;  // host memory beyond kMemoryBaseBytes
+  double output_bytes = 0;       // the outputs' worst case in the slot, and any scratch; the summary not included
   double fpops_bound = 0;                                    // rsc_fpops_bound
   double memory_bound_bytes = 0;                             // rsc_memory_bound
   double disk_bound_bytes = 0;  // the WU's own files in the slot (workunit/ adds the app version's: rsc_disk_bound)

@@ -3,23 +3,38 @@
 // every WU they make completed from the declaration, and `example`. Server
 // side (helix_server_kinds): the app links no CLI.
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "core/errors.h"
 #include "core/kind.h"
+#include "core/work_protocol.h"
 
 namespace helix {
 namespace {
 
-// The declared outputs and fixed output bounds, on every WU the kind makes.
+// The declared outputs, and BOINC's bounds by the protocol's policy
+// (core/work_protocol.h), on every WU the kind makes:
+//   rsc_fpops_bound   kFpopsBoundFactor x the estimate;
+//   rsc_memory_bound  kMemoryBaseBytes + the kind's own memory;
+//   disk              kDiskBoundFactor x (the inputs' sizes + the kind's output
+//                     bytes + the declared outputs' fixed bounds);
+//   max_nbytes        at least every declared fixed output bound.
 EmitWorkunit completing(const KindSpec& kind, EmitWorkunit emit) {
   return [&kind, emit = std::move(emit)](const WorkunitSpec& made) {
     WorkunitSpec spec = made;
     spec.outputs = output_names(kind);
-    for (const OutputFile& output : kind.outputs)
+    spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;
+    spec.memory_bound_bytes = kMemoryBaseBytes + spec.kind_memory_bytes;
+    double file_bytes = spec.output_bytes;
+    for (const auto& input : spec.inputs) file_bytes += static_cast<double>(std::filesystem::file_size(input.second));
+    for (const OutputFile& output : kind.outputs) {
+      file_bytes += static_cast<double>(output.max_bytes);
       spec.max_output_bytes = std::max(spec.max_output_bytes, static_cast<double>(output.max_bytes));
+    }
+    spec.disk_bound_bytes = kDiskBoundFactor * file_bytes;
     emit(spec);
   };
 }

@@ -174,24 +174,22 @@ WorkunitSpec workunit_spec(const std::string& wu_name, const GlcmParams& params,
   spec.name = wu_name;
   spec.inputs.push_back({"params", inputs[0]});
   for (std::size_t i = 1; i < inputs.size(); ++i) spec.inputs.push_back({fs::path(inputs[i]).filename().string(), inputs[i]});
-  double cost = 0, input_bytes = 0, largest_image = 0;
+  double cost = 0, largest_image = 0;
   std::vector<std::uint64_t> windows;
   for (std::size_t member : members) {
     cost += plans[member].cost;
     windows.push_back(plans[member].windows);
     largest_image = std::max(largest_image, static_cast<double>(plans[member].width) * plans[member].height);
   }
-  for (const std::string& path : inputs) input_bytes += static_cast<double>(fs::file_size(path));
   spec.fpops_estimate = cost * kFlopsPerUpdateStep;
-  spec.fpops_bound = spec.fpops_estimate * kFpopsBoundFactor;
   const double maps_raw = static_cast<double>(maps_raw_bytes(params, windows));
   const double maps_file = static_cast<double>(max_maps_file_bytes(params, windows));
   const double features = static_cast<double>(max_features_bytes(params));
   std::uint64_t total_windows = 0;
   for (std::uint64_t n : windows) total_windows += n;
-  spec.memory_bound_bytes = kMemoryBaseBytes + kMemoryBytesPerPixel * largest_image + 2 * maps_raw +
-                            2 * static_cast<double>(total_windows) * sizeof(FixedFeatures);
-  spec.disk_bound_bytes = kDiskBoundFactor * (input_bytes + features + maps_file + maps_raw + kMaxSummaryBytes);
+  spec.kind_memory_bytes = kMemoryBytesPerPixel * largest_image + 2 * maps_raw +
+                           2 * static_cast<double>(total_windows) * sizeof(FixedFeatures);
+  spec.output_bytes = features + maps_file + maps_raw;
   // One limit for every output file (WorkunitSpec has one field; core raises
   // it to the summary's declared bound); the validator enforces each file's own.
   spec.max_output_bytes = std::max(features, maps_file);

@@ -221,13 +221,12 @@ WorkunitSpec workunit_spec(const Plan& plan, const PlannedChunk& chunk, const st
   spec.inputs = {{"params", inputs[0]}, {"profiles", inputs[1]}, {"database", inputs[2]}};
   spec.shared_inputs = {"profiles"};  // every chunk's WU
   spec.fpops_estimate = static_cast<double>(chunk.residues) * static_cast<double>(plan.total_nodes) * kOpsPerCell;
-  spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;
   const double targets = static_cast<double>(chunk.end - chunk.first);
-  spec.memory_bound_bytes = kMemoryBaseBytes + kMemoryBytesPerChunkByte * static_cast<double>(chunk.fasta.size()) +
-                            kMemoryBytesPerTarget * targets +
-                            kMemoryBytesPerNode * static_cast<double>(plan.total_nodes) +
-                            kMemoryBytesPerDomainCell * static_cast<double>(chunk.longest_target) *
-                                static_cast<double>(plan.longest_profile);
+  spec.kind_memory_bytes = kMemoryBytesPerChunkByte * static_cast<double>(chunk.fasta.size()) +
+                           kMemoryBytesPerTarget * targets +
+                           kMemoryBytesPerNode * static_cast<double>(plan.total_nodes) +
+                           kMemoryBytesPerDomainCell * static_cast<double>(chunk.longest_target) *
+                               static_cast<double>(plan.longest_profile);
   // Every target reported for every profile, with the longest names.
   const double line = kTbloutLineFixedBytes + 2.0 * std::max<std::size_t>(plan.longest_name, 20) +
                       static_cast<double>(plan.longest_description) +
@@ -240,10 +239,7 @@ WorkunitSpec workunit_spec(const Plan& plan, const PlannedChunk& chunk, const st
   const double domains = static_cast<double>(max_domains_bytes(chunk.params));
   const double domtblout = tblout + domains;
   const double out = tblout + 2 * domains + profiles * 4096;
-  double input_bytes = 0;
-  for (const std::string& path : inputs) input_bytes += static_cast<double>(fs::file_size(path));
-  spec.disk_bound_bytes =
-      kDiskBoundFactor * (input_bytes + tblout + domtblout + out + scores + domains + kMaxSummaryBytes);
+  spec.output_bytes = tblout + domtblout + out + scores + domains;
   spec.max_output_bytes = std::max({tblout, domtblout, out, scores, domains});
   return spec;
 }

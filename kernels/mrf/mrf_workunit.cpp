@@ -81,16 +81,13 @@ MrfParams checked_params(const MakeOptions& options) {
 WorkunitSpec workunit_spec(const MakeOptions& options, const MrfParams& params, const Volume& volume,
                            const std::string& params_path, const std::string& volume_path) {
   const double voxels = static_cast<double>(volume.size());
-  const double input_bytes = static_cast<double>(std::filesystem::file_size(params_path) +
-                                                 std::filesystem::file_size(volume_path));
   const double labels_bytes = static_cast<double>(max_labels_file_bytes(volume.size()));
   WorkunitSpec spec;
   spec.name = options.name;
   spec.inputs = {{"params", params_path}, {"volume", volume_path}};
   spec.fpops_estimate = voxels * params.max_sweeps * kFlopsPerVoxelUpdate;
-  spec.fpops_bound = spec.fpops_estimate * kFpopsBoundFactor;
-  spec.memory_bound_bytes = voxels * kMemoryBytesPerVoxel + kMemoryBaseBytes;
-  spec.disk_bound_bytes = kDiskBoundFactor * (input_bytes + 2 * labels_bytes + kMaxSummaryBytes);
+  spec.kind_memory_bytes = voxels * kMemoryBytesPerVoxel;
+  spec.output_bytes = 2 * labels_bytes;  // the label map and its temporary file
   // One limit for every output file (WorkunitSpec has one field): the label
   // map's worst case; core raises it to the summary's declared 1 MiB. The
   // validator enforces each file's own limit.

@@ -189,13 +189,10 @@ WorkunitSpec workunit_spec(const Plan& plan, const std::string& wu, std::size_t 
     longest_id = std::max<std::uint64_t>(longest_id, plan.queries[q].id.size());
   }
   spec.fpops_estimate = static_cast<double>(query_residues) * static_cast<double>(chunk.residues) * kOpsPerCell;
-  spec.fpops_bound = kFpopsBoundFactor * spec.fpops_estimate;
-  spec.memory_bound_bytes = kMemoryBaseBytes + kMemoryBytesPerResidue * static_cast<double>(chunk.residues) +
-                            kMemoryBytesPerTarget * static_cast<double>(chunk.end - chunk.first);
+  spec.kind_memory_bytes = kMemoryBytesPerResidue * static_cast<double>(chunk.residues) +
+                           kMemoryBytesPerTarget * static_cast<double>(chunk.end - chunk.first);
   const double hits = static_cast<double>(max_hits_bytes(plan.params, query_lengths, chunk.longest, longest_id));
-  double input_bytes = 0;
-  for (const std::string& path : inputs) input_bytes += static_cast<double>(fs::file_size(path));
-  spec.disk_bound_bytes = kDiskBoundFactor * (input_bytes + hits + kMaxSummaryBytes);
+  spec.output_bytes = hits;
   spec.max_output_bytes = hits;
   return spec;
 }
