@@ -108,19 +108,17 @@ std::string WorkUnit::input_path(const std::string& logical) const {
   throw std::runtime_error("work unit " + this->name + " has no input " + logical);
 }
 
+WorkGeneratorFailed::WorkGeneratorFailed(int exit_status, const std::string& stderr_text)
+    : std::runtime_error("helix-wu failed (" + std::to_string(exit_status) + "): " + stderr_text),
+      exit_status(exit_status),
+      stderr_text(stderr_text) {}
+
 void run_work_generator(const std::vector<std::string>& arguments, const std::string& dir) {
   const std::string log = dir + "/helix-wu.stderr";
   fs::create_directories(dir);
   const std::uintmax_t offset = file_size_or_zero(log);
   const int status = wait_status(spawn(work_generator_binary(), arguments, dir, {}, log));
-  if (status != 0)
-    throw std::runtime_error("helix-wu failed (" + std::to_string(status) + "): " + text_from(log, offset));
-}
-
-WorkUnit make_work_unit(const std::vector<std::string>& arguments, const std::string& out_dir,
-                        const std::string& name) {
-  run_work_generator(arguments, out_dir);
-  return read_work_unit(out_dir, name);
+  if (status != 0) throw WorkGeneratorFailed(status, text_from(log, offset));
 }
 
 WorkUnit read_work_unit(const std::string& dir, const std::string& name) {

@@ -6,8 +6,8 @@
 //
 // Contents:
 //   app_binary(), work_generator_binary()   the programs under test
-//   run_work_generator()                     helix-wu itself
-//   WorkUnit, make_work_unit(), read_work_unit()  a WU as helix-wu writes it (templates + files)
+//   WorkGeneratorFailed, run_work_generator()  helix-wu itself
+//   WorkUnit, read_work_unit()               a WU as helix-wu writes it (templates + files)
 //   ScratchDir                               a temporary directory, removed at the end
 //   Slot                                     a slot directory for one task
 //   AppProcess, AppExit                      one start of the app
@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,15 +42,17 @@ struct WorkUnit {
   std::string input_path(const std::string& logical) const;
 };
 
-// Runs `helix-wu <arguments>` in `dir`; throws std::runtime_error with its
-// stderr when it fails.
-void run_work_generator(const std::vector<std::string>& arguments, const std::string& dir);
+// helix-wu exited non-zero: its exit status and what it wrote to stderr
+// (what() says both).
+struct WorkGeneratorFailed : std::runtime_error {
+  WorkGeneratorFailed(int exit_status, const std::string& stderr_text);
+  int exit_status;
+  std::string stderr_text;
+};
 
-// Runs `helix-wu <arguments>` (must succeed) and reads back the WU named
-// `name` that it wrote into `out_dir`. Throws std::runtime_error with
-// helix-wu's stderr when it fails.
-WorkUnit make_work_unit(const std::vector<std::string>& arguments, const std::string& out_dir,
-                        const std::string& name);
+// Runs `helix-wu <arguments>` in `dir` (created if need be; helix-wu's stderr
+// is kept in dir/helix-wu.stderr); throws WorkGeneratorFailed when it fails.
+void run_work_generator(const std::vector<std::string>& arguments, const std::string& dir);
 // The WU named `name` that helix-wu wrote into `dir` (which may have moved
 // since: the paths are taken from where it is now).
 WorkUnit read_work_unit(const std::string& dir, const std::string& name);

@@ -1,5 +1,6 @@
 // gpu_fault_test.cpp: GPU faults end in a BOINC temporary exit, never a
-// result, for every kind of work (docs/reliability.md).
+// result, for every registered kind of work, on its example WU
+// (`helix-wu <kind> example`; docs/reliability.md).
 //
 // On every host (CI has no GPU): the app on its GPU path with no usable GPU
 // (CUDA_VISIBLE_DEVICES empty, as where the GPU went away) exits temporarily.
@@ -54,17 +55,14 @@ void expect_clean_restart_finishes(const Slot& slot, const WorkUnit& work_unit, 
   EXPECT_EQ(outputs_diff(slot, work_unit, reference, true), "") << exit.stderr_text;
 }
 
-class GpuFaults : public ::testing::TestWithParam<KindWorkUnit> {
- protected:
-  void SetUp() override {
-    if (const std::string why = why_no_work_unit(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  }
-};
+class GpuFaults : public ::testing::TestWithParam<std::string> {};
 
 // The real thing on a host without a GPU (or with its GPUs hidden).
 TEST_P(GpuFaults, NoUsableGpuMeansATemporaryExitAndNoResult) {
-  const ScratchDir dir("nogpu-" + GetParam().kind);
-  const WorkUnit work_unit = work_unit_for(GetParam(), dir.path() + "/input");
+  const ScratchDir dir("nogpu-" + GetParam());
+  const ExampleWorkUnit example = example_work_unit(GetParam(), dir.path() + "/example");
+  if (!example.work_unit) GTEST_SKIP() << example.why_not;
+  const WorkUnit& work_unit = *example.work_unit;
   const Slot slot(dir.path() + "/slot", work_unit);
   const AppExit exit = run_app(slot, kGpuRun, {"CUDA_VISIBLE_DEVICES="});
   expect_temporary_exit_without_result(slot, work_unit, exit, "no usable CUDA device 0");
@@ -108,8 +106,10 @@ void fault_then_restart(const Slot& slot, const WorkUnit& work_unit, const Outpu
 
 TEST_P(GpuFaults, InjectedFaultsMeanATemporaryExitAndTheCheckpointSurvives) {
   if (usable_gpu_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const ScratchDir dir("gpufault-" + GetParam().kind);
-  const WorkUnit work_unit = work_unit_for(GetParam(), dir.path() + "/input");
+  const ScratchDir dir("gpufault-" + GetParam());
+  const ExampleWorkUnit example = example_work_unit(GetParam(), dir.path() + "/example");
+  if (!example.work_unit) GTEST_SKIP() << example.why_not;
+  const WorkUnit& work_unit = *example.work_unit;
   Outputs reference;
   {
     const Slot slot(dir.path() + "/reference", work_unit);
@@ -135,11 +135,11 @@ TEST_P(GpuFaults, InjectedFaultsMeanATemporaryExitAndTheCheckpointSurvives) {
   }
   std::printf("faults: %s: %d GPU faults injected (oom, launch, lost at checked CUDA call 1 of a fresh task and "
               "%lld of %lld of a resumed one), each a temporary exit without a result\n",
-              GetParam().kind.c_str(), faults_injected, resumed_calls / 2, resumed_calls);
+              GetParam().c_str(), faults_injected, resumed_calls / 2, resumed_calls);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryKind, GpuFaults, ::testing::ValuesIn(kind_work_units()),
-                         [](const ::testing::TestParamInfo<KindWorkUnit>& info) { return info.param.kind; });
+INSTANTIATE_TEST_SUITE_P(EveryKind, GpuFaults, ::testing::ValuesIn(registered_kinds()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace helix::faults

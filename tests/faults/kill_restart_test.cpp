@@ -1,10 +1,12 @@
-// kill_restart_test.cpp: kill -9 at random points, for every kind of work.
+// kill_restart_test.cpp: kill -9 at random points, for every registered kind
+// of work (one test per kind, named after it).
 //
-// The app (standalone BOINC, `helix --cpu`, in a slot of soft links to a WU
-// that helix-wu made) is SIGKILLed at random moments and restarted until it
-// finishes, several trials per kind. After every start: each output file is
-// either absent or byte-identical to an uninterrupted run's. At the end: all
-// outputs identical, boinc_finish called, no temp file of an output left.
+// The app (standalone BOINC, `helix --cpu`, in a slot of soft links to the
+// kind's example WU, `helix-wu <kind> example`) is SIGKILLed at random moments
+// and restarted until it finishes, several trials per kind. After every
+// start: each output file is either absent or byte-identical to an
+// uninterrupted run's. At the end: all outputs identical, boinc_finish
+// called, no temp file of an output left.
 //
 // Kill moments, drawn from a seeded generator (the seed is printed with any
 // failure; HELIX_FAULT_SEED=<n> replays one):
@@ -161,18 +163,19 @@ void run_trial(const WorkUnit& work_unit, const Reference& reference, const std:
   }
 }
 
-class KilledAtRandomPoints : public ::testing::TestWithParam<KindWorkUnit> {};
+class KilledAtRandomPoints : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KilledAtRandomPoints, RestartsToIdenticalBytesAndNeverLeavesAPartialResult) {
-  const KindWorkUnit& kind = GetParam();
-  if (const std::string why = why_no_work_unit(kind); !why.empty()) GTEST_SKIP() << why;
-  const ScratchDir dir("kill-" + kind.kind);
-  const WorkUnit work_unit = work_unit_for(kind, dir.path() + "/input");
+  const std::string& kind = GetParam();
+  const ScratchDir dir("kill-" + kind);
+  const ExampleWorkUnit example = example_work_unit(kind, dir.path() + "/example");
+  if (!example.work_unit) GTEST_SKIP() << example.why_not;
+  const WorkUnit& work_unit = *example.work_unit;
 
   const Reference reference = uninterrupted_run(dir.path() + "/reference", work_unit);
   if (HasFailure()) return;
 
-  const std::uint64_t seed = kill_seed(kind.kind);
+  const std::uint64_t seed = kill_seed(kind);
   SCOPED_TRACE("seed " + std::to_string(seed) + " (HELIX_FAULT_SEED=" + std::to_string(seed) + " replays it)");
   KillPlanner planner(seed, reference.run_time);
   Tally tally;
@@ -186,7 +189,7 @@ TEST_P(KilledAtRandomPoints, RestartsToIdenticalBytesAndNeverLeavesAPartialResul
     by_moment += std::string(by_moment.empty() ? "" : ", ") + std::to_string(kills) + " " + moment_name(moment);
   std::printf("faults: %s: %lld ms of work uninterrupted; %d trials, %d starts, %d kills (%s), %d starts resumed a "
               "checkpoint\n",
-              kind.kind.c_str(), static_cast<long long>(reference.run_time.count()), kTrialsPerKind, tally.starts,
+              kind.c_str(), static_cast<long long>(reference.run_time.count()), kTrialsPerKind, tally.starts,
               tally.kills, by_moment.c_str(), tally.resumed_starts);
   RecordProperty("kills", tally.kills);
   RecordProperty("starts", tally.starts);
@@ -196,8 +199,8 @@ TEST_P(KilledAtRandomPoints, RestartsToIdenticalBytesAndNeverLeavesAPartialResul
   EXPECT_GE(tally.resumed_starts, kTrialsPerKind);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryKind, KilledAtRandomPoints, ::testing::ValuesIn(kind_work_units()),
-                         [](const ::testing::TestParamInfo<KindWorkUnit>& info) { return info.param.kind; });
+INSTANTIATE_TEST_SUITE_P(EveryKind, KilledAtRandomPoints, ::testing::ValuesIn(registered_kinds()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace helix::faults
