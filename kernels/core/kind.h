@@ -102,8 +102,9 @@ using EmitWorkunit = std::function<void(const WorkunitSpec&)>;
 
 // The project side of a kind.
 struct ServerFunctions {
-  // Adds the kind's `helix-wu <kind> ...` commands; each WU made goes to emit.
-  void (*add_workunit_command)(CLI::App& parent, EmitWorkunit emit) = nullptr;
+  // Adds the kind's subcommands to `command` (`helix-wu <kind>`, which core
+  // makes from the declaration); each WU made goes to emit.
+  void (*add_workunit_command)(CLI::App& command, EmitWorkunit emit) = nullptr;
   // Validator init mode: is this one result well-formed and consistent?
   CheckOutcome (*check_result)(const std::vector<std::string>& files, const ServerOptions& options) = nullptr;
   // Validator compare mode: are two (already checked) results equivalent?
@@ -135,6 +136,7 @@ struct HandMadeWorkunit {
 
 struct KindSpec {
   std::string name;
+  std::string description;          // one line, for --help
   std::vector<OutputFile> outputs;  // result-file order; the last is "summary"
   RunFunction run = nullptr;        // the volunteer side
   HandMadeWorkunit hand_made;       // the packaged templates' WU

@@ -43,7 +43,7 @@ EmitWorkunit completing(const KindSpec& kind, EmitWorkunit emit) {
 void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit) {
   CLI::App cli{"helix-wu"};
   cli.require_subcommand(1);
-  kind.server.add_workunit_command(cli, completing(kind, emit));
+  add_kind_workunit_command(kind, cli, emit);
   std::vector<std::string> argv_words{"helix-wu"};
   argv_words.insert(argv_words.end(), words.begin(), words.end());
   std::vector<char*> argv;
@@ -69,8 +69,9 @@ void add_example_command(const KindSpec& kind, CLI::App& kind_command, const Emi
 }  // namespace
 
 void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorkunit emit) {
-  kind.server.add_workunit_command(parent, completing(kind, emit));
-  CLI::App* kind_command = parent.get_subcommand(kind.name);
+  CLI::App* kind_command = parent.add_subcommand(kind.name, kind.description);
+  kind_command->require_subcommand(1);
+  kind.server.add_workunit_command(*kind_command, completing(kind, emit));
   if (kind.server.example_commands) add_example_command(kind, *kind_command, emit);
 }
 

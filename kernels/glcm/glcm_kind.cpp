@@ -39,6 +39,7 @@ ResultFiles run_glcm(const nlohmann::json& params_json, const RunOptions& option
 KindSpec glcm_kind() {
   KindSpec kind;
   kind.name = "glcm";
+  kind.description = "Haralick GLCM texture features of grey images";
   kind.outputs = {{"features"}, {"maps"}, summary_output()};
   kind.run = &run_glcm;
   // The images' logical names are their file names, different in every WU:

@@ -1,5 +1,5 @@
 // glcm_server.h: the project-side pieces of the glcm kind, used by
-// glcm_server_kind.cpp (which plugs them into helix::ServerKind) and by tests.
+// glcm_kind.cpp (the kind's declaration, core/kind.h) and by tests.
 // The WU and result formats themselves are glcm_job.h's (docs/glcm.md).
 //
 // Contents
@@ -158,8 +158,8 @@ void store_glcm_result(sqlite3* db, long long wu_id, const std::vector<std::stri
 
 // ---------------------------------------------------------------- work generator
 
-// Adds `glcm` with its subcommands make and map under `parent`.
-void add_glcm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// Adds make and map to `helix-wu glcm` (`command`, which core makes from the declaration).
+void add_glcm_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit);
 // `helix-wu glcm example`: the small example WU's command lines (core/kind.h,
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> glcm_example_commands(const std::string& dir);

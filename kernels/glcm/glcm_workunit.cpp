@@ -312,11 +312,9 @@ void add_map_command(CLI::App& glcm) {
 
 }  // namespace
 
-void add_glcm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) {
-  auto* glcm = parent.add_subcommand("glcm", "Haralick GLCM texture features of grey images");
-  glcm->require_subcommand(1);
-  add_make_command(*glcm, std::move(emit));
-  add_map_command(*glcm);
+void add_glcm_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit) {
+  add_make_command(command, std::move(emit));
+  add_map_command(command);
 }
 
 // skimage's text.png and microaneurysms.png, 16 levels, distances 1-6: twelve

@@ -1,5 +1,5 @@
 // hmm_server.h: the project-side pieces of the hmmsearch kind, used by
-// hmm_server_kind.cpp (which plugs them into helix::ServerKind) and by tests.
+// hmmsearch_kind.cpp (the kind's declaration, core/kind.h) and by tests.
 // The WU and result formats themselves are hmm_job.h's (docs/hmmsearch.md,
 // "Work units and server").
 //
@@ -125,8 +125,8 @@ SearchReport hmm_report(sqlite3* db, const std::string& search, bool allow_parti
 
 // ---------------------------------------------------------------- work generator
 
-// Adds `hmmsearch` with its subcommands make and report under `parent`.
-void add_hmm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// Adds make and report to `helix-wu hmmsearch` (`command`, which core makes from the declaration).
+void add_hmm_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit);
 // `helix-wu hmmsearch example`: the small example WU's command lines (core/kind.h,
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> hmm_example_commands(const std::string& dir);

@@ -384,11 +384,9 @@ void add_report_command(CLI::App& hmmsearch) {
 
 }  // namespace
 
-void add_hmm_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) {
-  auto* hmmsearch = parent.add_subcommand("hmmsearch", "profile HMM search of a protein database (HMMER3 hmmsearch)");
-  hmmsearch->require_subcommand(1);
-  add_make_command(*hmmsearch, std::move(emit));
-  add_report_command(*hmmsearch);
+void add_hmm_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit) {
+  add_make_command(command, std::move(emit));
+  add_report_command(command);
 }
 
 // hmmer-examples' globins4, fn3 and Pkinase profiles against mmseqs2-examples'

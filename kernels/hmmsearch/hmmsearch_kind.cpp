@@ -31,6 +31,7 @@ ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& o
 KindSpec hmmsearch_kind() {
   KindSpec kind;
   kind.name = "hmmsearch";
+  kind.description = "profile HMM search of a protein database (HMMER3 hmmsearch)";
   kind.outputs = {{"tblout"}, {"domtblout"}, {"out"}, {"scores"}, {"domains"}, summary_output()};
   kind.run = &run_hmmsearch;
   // A few profiles against a 10 M-residue chunk; rsc_disk_bound (with the

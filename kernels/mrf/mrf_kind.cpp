@@ -38,6 +38,7 @@ ResultFiles run_mrf(const nlohmann::json& params_json, const RunOptions& options
 KindSpec mrf_kind() {
   KindSpec kind;
   kind.name = "mrf";
+  kind.description = "CT segmentation by a Markov random field";
   kind.outputs = {{"labels"}, summary_output()};
   kind.run = &run_mrf;
   // A 512x512x300 CT volume; the disk bound leaves the app version's 64 MiB

@@ -1,5 +1,5 @@
 // mrf_server.h: the project-side pieces of the mrf kind, used by
-// mrf_server_kind.cpp (which plugs them into helix::ServerKind) and by tests.
+// mrf_kind.cpp (the kind's declaration, core/kind.h) and by tests.
 //
 // Contents
 //   read_nifti_volume(), write_nifti_volume()   NIfTI-1 CT volumes <-> Volume (mrf_nifti.cpp)
@@ -61,8 +61,8 @@ void create_mrf_tables(sqlite3* db);
 // unreadable files, std::runtime_error on SQL errors.
 void store_mrf_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files);
 
-// Adds `mrf` with its subcommands phantom, make and render under `parent`.
-void add_mrf_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// Adds phantom, make and render to `helix-wu mrf` (`command`, which core makes from the declaration).
+void add_mrf_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit);
 // `helix-wu mrf example`: the small example WU's command lines (core/kind.h,
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> mrf_example_commands(const std::string& dir);

@@ -176,12 +176,10 @@ void add_render_command(CLI::App& mrf) {
 
 }  // namespace
 
-void add_mrf_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) {
-  auto* mrf = parent.add_subcommand("mrf", "CT segmentation by a Markov random field");
-  mrf->require_subcommand(1);
-  add_phantom_command(*mrf);
-  add_make_command(*mrf, std::move(emit));
-  add_render_command(*mrf);
+void add_mrf_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit) {
+  add_phantom_command(command);
+  add_make_command(command, std::move(emit));
+  add_render_command(command);
 }
 
 // A 256x256x128 phantom with noise 200, run to 100,000 sweeps at tolerance 0

@@ -1,5 +1,5 @@
 // sw_server.h: the project-side pieces of the swsearch kind, used by
-// sw_server_kind.cpp (which plugs them into helix::ServerKind) and by tests.
+// swsearch_kind.cpp (the kind's declaration, core/kind.h) and by tests.
 // The WU and result formats themselves are sw_job.h's (docs/swsearch.md).
 //
 // Contents
@@ -141,8 +141,8 @@ ReportTexts sw_report_texts(const std::vector<QueryHits>& merged, const SwParams
 
 // ---------------------------------------------------------------- work generator
 
-// Adds `swsearch` with its subcommand make under `parent`.
-void add_sw_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit);
+// Adds make and report to `helix-wu swsearch` (`command`, which core makes from the declaration).
+void add_sw_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit);
 // `helix-wu swsearch example`: the small example WU's command lines (core/kind.h,
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> sw_example_commands(const std::string& dir);

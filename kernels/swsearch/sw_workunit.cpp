@@ -316,11 +316,9 @@ void add_report_command(CLI::App& swsearch) {
 
 }  // namespace
 
-void add_sw_workunit_command(CLI::App& parent, std::function<void(const WorkunitSpec&)> emit) {
-  auto* swsearch = parent.add_subcommand("swsearch", "Smith-Waterman protein database search");
-  swsearch->require_subcommand(1);
-  add_make_command(*swsearch, std::move(emit));
-  add_report_command(*swsearch);
+void add_sw_workunit_command(CLI::App& command, std::function<void(const WorkunitSpec&)> emit) {
+  add_make_command(command, std::move(emit));
+  add_report_command(command);
 }
 
 // The first 30 of hmmer-examples' 45 globins against mmseqs2-examples' 20,000

@@ -32,6 +32,7 @@ ResultFiles run_swsearch(const nlohmann::json& params_json, const RunOptions& op
 KindSpec swsearch_kind() {
   KindSpec kind;
   kind.name = "swsearch";
+  kind.description = "Smith-Waterman protein database search";
   kind.outputs = {{"hits"}, summary_output()};
   kind.run = &run_swsearch;
   // 32 queries against a 10 M-residue chunk; rsc_disk_bound (with the app
