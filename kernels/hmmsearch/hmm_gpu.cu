@@ -8,6 +8,15 @@
 // budget; it allocates and reuses the device buffers, and decodes on the host.
 // Every kernel equals the CPU reference bit for bit
 // (tests/hmmsearch/hmm_gpu_test.cpp).
+//
+// Streams and pinned memory are the device layer's (core/device_stream.h):
+// every kernel, copy and memset runs in order on the engine's one
+// non-blocking stream, and results come back into pinned buffers by
+// asynchronous copies, read after one synchronize per batch. Every public
+// call ends with that synchronize, so the next call's uploads
+// (DeviceBuffer::upload on the legacy stream, landed when it returns) never
+// overwrite what a kernel still reads, and a call's temporary device buffers
+// live until it.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -15,6 +24,7 @@
 #include <numeric>
 
 #include "core/cuda_support.h"
+#include "core/device_stream.h"
 #include "hmm_engine.h"
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_domains.h"
@@ -57,6 +67,7 @@ class GpuEngine : public HmmEngine {
   GpuEngine(int device, bool warp_msv) : warp_msv_(warp_msv) {
     name_ = select_cuda_device(device);
     check_cuda(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
+    stream_.create("creating the hmmsearch engine's stream");
   }
 
   std::string description() const override { return "cuda:" + name_; }
@@ -109,21 +120,24 @@ class GpuEngine : public HmmEngine {
     const std::uint32_t count = static_cast<std::uint32_t>(targets_->size());
     std::vector<float> scores(count, -std::numeric_limits<float>::infinity());
     if (count == 0) return scores;
+    DeviceBuffer<std::uint8_t> scratch;  // the thread kernel's rows, kept until the synchronize below
     if (msv_words_ > 0) {
       unsigned* next = work_counter();
       const MsvKernelArgs args{codes_.data, offsets_.data, order_.data, count, msv_pairs_.data, tjb_.data,
                                profile_->msv_bias, profile_->msv_tec, profile_->msv_tbm, xj_.data, next};
-      launch_msv_words(msv_words_, args, sms_);
+      launch_msv_words(msv_words_, args, sms_, stream_);
     } else {
       const int threads = std::min<int>(count, sms_ * 256);
-      DeviceBuffer<std::uint8_t> scratch;
       scratch.allocate(static_cast<std::size_t>(threads) * msv_scratch_bytes(profile_->M), "MSV scratch");
       const MsvView view{profile_->M, msv_cost_.data, profile_->msv_bias, profile_->msv_tbm, profile_->msv_tec};
       launch_msv_threads(threads, codes_.data, offsets_.data, order_.data, count, view, tjb_.data, scratch.data,
-                         xj_.data);
+                         xj_.data, stream_);
     }
-    std::vector<int> xj(count);
-    check_cuda(cudaMemcpy(xj.data(), xj_.data, count * sizeof(int), cudaMemcpyDeviceToHost), "MSV results");
+    xj_host_.reserve(count, "MSV results (pinned)");
+    check_cuda(cudaMemcpyAsync(xj_host_.data, xj_.data, count * sizeof(int), cudaMemcpyDeviceToHost, stream_),
+               "MSV results");
+    stream_.synchronize("MSV on the GPU");
+    const int* xj = xj_host_.data;
     for (std::uint32_t t = 0; t < count; ++t) {
       if (targets_->length(t) == 0) continue;
       scores[t] = xj[t] < 0 ? std::numeric_limits<float>::infinity() : msv_score_of_xj(xj[t], tjb_host_[t]);
@@ -135,7 +149,7 @@ class GpuEngine : public HmmEngine {
     return batch_scores<float>(which, 1, 0, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
                                                              void*, float* out, unsigned* next) {
       launch_bias_filter(blocks, kBatchBlock, codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
-                         next);
+                         next, stream_);
     });
   }
 
@@ -150,7 +164,7 @@ class GpuEngine : public HmmEngine {
         which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
           launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, codes_.data, offsets_.data, batch,
-                               count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next);
+                               count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next, stream_);
         });
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
@@ -187,7 +201,7 @@ class GpuEngine : public HmmEngine {
           const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
                                        kept_forward_.data, device_offsets.data, nullptr, nullptr};
           launch_forward_warps(blocks, f.shared_bytes(), entries, count, static_cast<float*>(scratch), f.shared_rows,
-                               next, longest, std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+                               next, longest, std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
         });
   }
 
@@ -318,7 +332,7 @@ class GpuEngine : public HmmEngine {
     if (region_used_.count < used) region_used_.allocate(used, "region nodes");
     if (region_pairs_.count < pairs) region_pairs_.allocate(pairs, "region segment pairs");
     if (region_results_.count < 2 * count) region_results_.allocate(2 * count, "region results");
-    check_cuda(cudaMemset(region_usage_.data, 0, (usage + sums) * sizeof(float)), "zeroing region sums");
+    check_cuda(cudaMemsetAsync(region_usage_.data, 0, (usage + sums) * sizeof(float), stream_), "zeroing region sums");
     RegionBatch launch;
     launch.codes = codes_.data, launch.jobs = device_jobs.data, launch.count = count;
     launch.M = M, launch.Q = fwd_q_, launch.transitions = env_transitions_.data, launch.match = env_match_.data;
@@ -327,17 +341,24 @@ class GpuEngine : public HmmEngine {
     launch.usage = region_usage_.data, launch.sums = region_usage_.data + usage, launch.used = region_used_.data;
     launch.pairs = region_pairs_.data, launch.status = region_results_.data, launch.pair_count = region_results_.data + count;
     region_forward_matrices(tasks, batch, device_jobs.data, jobs);
-    launch_region_sampling(launch);
+    launch_region_sampling(launch, stream_);
 
-    std::vector<int> results(2 * count);
-    std::vector<float> all_sums(sums);
-    std::vector<SampledPair> all_pairs(pairs);
-    check_cuda(cudaMemcpy(results.data(), region_results_.data, 2 * count * sizeof(int), cudaMemcpyDeviceToHost),
+    region_results_host_.reserve(2 * count, "region results (pinned)");
+    region_sums_host_.reserve(sums, "region null2 sums (pinned)");
+    region_pairs_host_.reserve(pairs, "region segment pairs (pinned)");
+    check_cuda(cudaMemcpyAsync(region_results_host_.data, region_results_.data, 2 * count * sizeof(int),
+                               cudaMemcpyDeviceToHost, stream_),
                "region results");
-    check_cuda(cudaMemcpy(all_sums.data(), region_usage_.data + usage, sums * sizeof(float), cudaMemcpyDeviceToHost),
+    check_cuda(cudaMemcpyAsync(region_sums_host_.data, region_usage_.data + usage, sums * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_),
                "region null2 sums");
-    check_cuda(cudaMemcpy(all_pairs.data(), region_pairs_.data, pairs * sizeof(SampledPair), cudaMemcpyDeviceToHost),
+    check_cuda(cudaMemcpyAsync(region_pairs_host_.data, region_pairs_.data, pairs * sizeof(SampledPair),
+                               cudaMemcpyDeviceToHost, stream_),
                "region segment pairs");
+    stream_.synchronize("region sampling on the GPU");
+    const int* results = region_results_host_.data;
+    const float* all_sums = region_sums_host_.data;
+    const SampledPair* all_pairs = region_pairs_host_.data;
     const HmmerFloatMode hmmer_mode;  // the CPU's second tries
     for (std::uint32_t b = 0; b < count; ++b) {
       const RegionTask& task = tasks[batch[b]];
@@ -347,14 +368,15 @@ class GpuEngine : public HmmEngine {
         out = sample_target_region(multihit, targets_->begin(task.target), task.i, task.j, samples, seed);
         continue;
       }
-      const SampledPair* first_pair = all_pairs.data() + jobs[b].pairs_at;
+      const SampledPair* first_pair = all_pairs + jobs[b].pairs_at;
       out.pairs.assign(first_pair, first_pair + results[count + b]);
-      out.sums.assign(all_sums.begin() + jobs[b].sums_at, all_sums.begin() + jobs[b].sums_at + jobs[b].L);
+      out.sums.assign(all_sums + jobs[b].sums_at, all_sums + jobs[b].sums_at + jobs[b].L);
     }
   }
 
   // The regions' Forward matrices (multihit, each target's length model),
-  // every row's cells and specials, by the Forward filter's warp kernel.
+  // every row's cells and specials, by the Forward filter's warp kernel. Its
+  // inputs are members: the kernel reads them until the batch's synchronize.
   void region_forward_matrices(const std::vector<RegionTask>& tasks, const std::vector<std::uint32_t>& batch,
                                const RegionJob* device_jobs, const std::vector<RegionJob>& jobs) {
     const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
@@ -365,20 +387,18 @@ class GpuEngine : public HmmEngine {
       entries[b] = {target, lengths_(targets_->length(target))};
       special_offsets[b] = jobs[b].x_at;
     }
-    DeviceBuffer<BatchTarget> device_entries;
-    DeviceBuffer<std::uint64_t> device_special_offsets;
-    device_entries.upload(entries.data(), count, "uploading region targets");
-    device_special_offsets.upload(special_offsets.data(), count, "uploading region row offsets");
+    region_entries_.upload_reusing(entries.data(), count, "uploading region targets");
+    region_special_offsets_.upload_reusing(special_offsets.data(), count, "uploading region row offsets");
     reserve(results_, count * sizeof(float), "region Forward scores");
     const ForwardLaunch f = forward_launch();
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
-    const ForwardEntries forward{codes_.data, offsets_.data, device_entries.data, f.view,
+    const ForwardEntries forward{codes_.data, offsets_.data, region_entries_.data, f.view,
                                  reinterpret_cast<float*>(results_.data), env_specials_.data,
-                                 device_special_offsets.data, device_jobs, env_rows_.data};
+                                 region_special_offsets_.data, device_jobs, env_rows_.data};
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
-                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
     check_cuda(cudaGetLastError(), "region Forward kernel launch");
   }
 
@@ -445,7 +465,7 @@ class GpuEngine : public HmmEngine {
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
-                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
     check_cuda(cudaGetLastError(), "envelope Forward kernel launch");
 
     const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
@@ -461,7 +481,7 @@ class GpuEngine : public HmmEngine {
     backward.transitions = fwd_transitions_.data, backward.next = work_counter();
     backward.regions = device_backward_spans.data, backward.region_rows = env_rows_.data;
     split_longest(backward, blocks, [&](unsigned b) { return jobs[b].L; });
-    launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock);
+    launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock, stream_);
 
     EnvelopeBatch launch;
     launch.jobs = device_jobs.data, launch.count = count, launch.M = profile_->M, launch.Q = fwd_q_;
@@ -469,19 +489,22 @@ class GpuEngine : public HmmEngine {
     launch.rows = env_rows_.data, launch.specials = env_specials_.data;
     launch.forward_scores = forward_scores, launch.own_scales = own_scales_.data;
     launch.steps = env_steps_.data, launch.out = env_scores_.data;
-    launch_envelope_decoding(launch);
+    launch_envelope_decoding(launch, stream_);
 
-    std::vector<EnvelopeScores> scores(count);
-    std::vector<TraceStep> all_steps(steps);
-    check_cuda(cudaMemcpy(scores.data(), env_scores_.data, count * sizeof(EnvelopeScores), cudaMemcpyDeviceToHost),
+    env_scores_host_.reserve(count, "envelope scores (pinned)");
+    env_steps_host_.reserve(steps, "envelope traces (pinned)");
+    check_cuda(cudaMemcpyAsync(env_scores_host_.data, env_scores_.data, count * sizeof(EnvelopeScores),
+                               cudaMemcpyDeviceToHost, stream_),
                "envelope scores");
-    check_cuda(cudaMemcpy(all_steps.data(), env_steps_.data, steps * sizeof(TraceStep), cudaMemcpyDeviceToHost),
+    check_cuda(cudaMemcpyAsync(env_steps_host_.data, env_steps_.data, steps * sizeof(TraceStep),
+                               cudaMemcpyDeviceToHost, stream_),
                "envelope traces");
+    stream_.synchronize("envelope rescoring on the GPU");
     for (std::uint32_t b = 0; b < count; ++b) {
       EnvelopeRescore& out = rescored[batch[b]];
-      out.scores = scores[b];
+      out.scores = env_scores_host_.data[b];
       if (!out.scores.ok) continue;
-      const TraceStep* first = all_steps.data() + jobs[b].steps_at;
+      const TraceStep* first = env_steps_host_.data + jobs[b].steps_at;
       out.steps.assign(first, first + out.scores.steps);
     }
   }
@@ -557,22 +580,26 @@ class GpuEngine : public HmmEngine {
     backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
                            all_kept ? device_forward_at.data : device_offsets.data,
                            [&](unsigned b) { return targets_->length(targets[b]); });
-    std::vector<float> forward(floats), backward(floats);
-    std::vector<std::uint8_t> own(count);
-    for (std::uint32_t b = 0; b < count; ++b)  // into `forward` at the batch's own offsets
-      check_cuda(cudaMemcpy(forward.data() + offsets[b], forward_specials + forward_at[b],
-                            special_floats(targets[b]) * sizeof(float), cudaMemcpyDeviceToHost),
+    forward_host_.reserve(floats, "forward special rows (pinned)");
+    backward_host_.reserve(floats, "backward special rows (pinned)");
+    own_scales_host_.reserve(count, "backward scale flags (pinned)");
+    for (std::uint32_t b = 0; b < count; ++b)  // into forward_host_ at the batch's own offsets
+      check_cuda(cudaMemcpyAsync(forward_host_.data + offsets[b], forward_specials + forward_at[b],
+                                 special_floats(targets[b]) * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                  "forward special rows");
-    check_cuda(cudaMemcpy(backward.data(), backward_specials_.data, floats * sizeof(float), cudaMemcpyDeviceToHost),
+    check_cuda(cudaMemcpyAsync(backward_host_.data, backward_specials_.data, floats * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_),
                "backward special rows");
-    check_cuda(cudaMemcpy(own.data(), own_scales_.data, count, cudaMemcpyDeviceToHost), "backward scale flags");
+    check_cuda(cudaMemcpyAsync(own_scales_host_.data, own_scales_.data, count, cudaMemcpyDeviceToHost, stream_),
+               "backward scale flags");
+    stream_.synchronize("domain definition's parser passes on the GPU");
     for (std::uint32_t b = 0; b < count; ++b) {
       const int L = targets_->length(targets[b]);
       DpMatrix fwd, bck;
       fwd.resize(profile_->M, L, false), bck.resize(profile_->M, L, false);
-      std::copy_n(forward.data() + offsets[b], special_floats(targets[b]), fwd.specials());
-      std::copy_n(backward.data() + offsets[b], special_floats(targets[b]), bck.specials());
-      bck.has_own_scales = own[b] != 0;
+      std::copy_n(forward_host_.data + offsets[b], special_floats(targets[b]), fwd.specials());
+      std::copy_n(backward_host_.data + offsets[b], special_floats(targets[b]), bck.specials());
+      bck.has_own_scales = own_scales_host_.data[b] != 0;
       posteriors[batch[b]] = domain_decoding(specials[b], fwd, bck);
     }
   }
@@ -586,7 +613,7 @@ class GpuEngine : public HmmEngine {
                                  forward_specials_.data, special_offsets, nullptr, nullptr};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
-                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)));
+                         std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
     check_cuda(cudaGetLastError(), "Forward kernel launch");
   }
 
@@ -606,7 +633,7 @@ class GpuEngine : public HmmEngine {
     args.shared_rows = shared_rows, args.M = profile_->M, args.Q = fwd_q_;
     args.match = fwd_match_.data, args.transitions = fwd_transitions_.data, args.next = work_counter();
     split_longest(args, blocks, length);
-    launch_backward_warps(args, blocks, kBackwardWarpsPerBlock);
+    launch_backward_warps(args, blocks, kBackwardWarpsPerBlock, stream_);
   }
 
   // Blocks for a warp-per-target kernel over `count` targets, with global
@@ -638,13 +665,14 @@ class GpuEngine : public HmmEngine {
     std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
       return targets_->length(which[a]) > targets_->length(which[b]);
     });
-    std::vector<BatchTarget> batch(count);
+    batch_host_.reserve(count, "a filter batch (pinned)");
     for (std::uint32_t b = 0; b < count; ++b) {
       const LengthConfig config = lengths_(targets_->length(which[by_length[b]]));
-      batch[b] = {which[by_length[b]], config};
+      batch_host_.data[b] = {which[by_length[b]], config};
     }
     reserve(batch_, count, "a filter batch");
-    check_cuda(cudaMemcpy(batch_.data, batch.data(), count * sizeof(BatchTarget), cudaMemcpyHostToDevice),
+    check_cuda(cudaMemcpyAsync(batch_.data, batch_host_.data, count * sizeof(BatchTarget), cudaMemcpyHostToDevice,
+                               stream_),
                "uploading a filter batch");
     const std::size_t targets_per_warp = kWarp / lanes_per_target;
     const std::size_t warps_wanted = (count + targets_per_warp - 1) / targets_per_warp;
@@ -659,22 +687,31 @@ class GpuEngine : public HmmEngine {
     Result* out = reinterpret_cast<Result*>(results_.data);
     launch(batch_.data, count, blocks, rows_.data, out, work_counter());
     check_cuda(cudaGetLastError(), "filter kernel launch");
-    std::vector<Result> sorted(count);
-    check_cuda(cudaMemcpy(sorted.data(), out, count * sizeof(Result), cudaMemcpyDeviceToHost), "filter results");
+    results_host_.reserve(count * sizeof(Result), "filter results (pinned)");
+    check_cuda(cudaMemcpyAsync(results_host_.data, out, count * sizeof(Result), cudaMemcpyDeviceToHost, stream_),
+               "filter results");
+    stream_.synchronize("a filter on the GPU");
+    const Result* sorted = reinterpret_cast<const Result*>(results_host_.data);
     for (std::uint32_t b = 0; b < count; ++b) results[by_length[b]] = sorted[b];
     return results;
   }
 
   // Device buffers reused from call to call (grown when a call needs more).
+  // Growing frees the old memory, which a kernel queued earlier in the call
+  // (Forward, before Backward asks for more rows) may still use: the stream
+  // is synchronized first rather than trusting cudaFree to wait.
   template <typename T>
-  static void reserve(DeviceBuffer<T>& buffer, std::size_t count, const char* what) {
-    if (buffer.count < count) buffer.allocate(std::max(count, 2 * buffer.count), what);
+  void reserve(DeviceBuffer<T>& buffer, std::size_t count, const char* what) {
+    if (buffer.count >= count) return;
+    if (buffer.data) stream_.synchronize(what);
+    buffer.allocate(std::max(count, 2 * buffer.count), what);
   }
-  // The kernels' work counter, zeroed, and a second one after it (the
-  // Backward kernel's for its longest entries).
+  // The kernels' work counter, zeroed (in stream order, after the kernels
+  // queued before), and a second one after it (the Backward kernel's for its
+  // longest entries).
   unsigned* work_counter() {
     reserve(counter_, 2, "a work counter");
-    check_cuda(cudaMemset(counter_.data, 0, 2 * sizeof(unsigned)), "zeroing the work counter");
+    check_cuda(cudaMemsetAsync(counter_.data, 0, 2 * sizeof(unsigned), stream_), "zeroing the work counter");
     return counter_.data;
   }
   // How many of a batch's entries (lengths longest first) get a block of
@@ -699,6 +736,20 @@ class GpuEngine : public HmmEngine {
 
   std::string name_;
   int sms_ = 1;
+  CudaStream stream_;  // every kernel, copy and memset of the engine, in order
+  // Pinned host sides of the copies: a filter batch going up, results coming
+  // back (grown to the largest batch so far; the parser passes' specials are
+  // at most kSpecialsBudget bytes each).
+  PinnedBuffer<BatchTarget> batch_host_;
+  PinnedBuffer<unsigned char> results_host_;  // a filter's results (float or int)
+  PinnedBuffer<int> xj_host_;
+  PinnedBuffer<float> forward_host_, backward_host_;
+  PinnedBuffer<std::uint8_t> own_scales_host_;
+  PinnedBuffer<int> region_results_host_;
+  PinnedBuffer<float> region_sums_host_;
+  PinnedBuffer<SampledPair> region_pairs_host_;
+  PinnedBuffer<EnvelopeScores> env_scores_host_;
+  PinnedBuffer<TraceStep> env_steps_host_;
   DeviceBuffer<BatchTarget> batch_;
   DeviceBuffer<unsigned char> rows_, results_;
   DeviceBuffer<unsigned> counter_;
@@ -727,6 +778,8 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<float> region_usage_;  // usage scratch, then the null2 sums
   DeviceBuffer<int> region_used_, region_results_;
   DeviceBuffer<SampledPair> region_pairs_;
+  DeviceBuffer<BatchTarget> region_entries_;            // region_forward_matrices()'s inputs
+  DeviceBuffer<std::uint64_t> region_special_offsets_;
 };
 
 }  // namespace

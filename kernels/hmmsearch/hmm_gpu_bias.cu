@@ -24,8 +24,8 @@ __global__ void bias_thread_kernel(const std::uint8_t* codes, const std::uint64_
 
 void launch_bias_filter(int blocks, int block_threads, const std::uint8_t* codes, const std::uint64_t* offsets,
                         const BatchTarget* batch, std::uint32_t count, BiasFilterHmm filter, float* out,
-                        unsigned* next) {
-  bias_thread_kernel<<<blocks, block_threads>>>(codes, offsets, batch, count, filter, out, next);
+                        unsigned* next, cudaStream_t stream) {
+  bias_thread_kernel<<<blocks, block_threads, 0, stream>>>(codes, offsets, batch, count, filter, out, next);
 }
 
 }  // namespace helix::hmm

@@ -2,6 +2,8 @@
 // (hmm_gpu_domains.cu): the parser pass over whole targets, or every row of
 // envelopes. For the CUDA engine (hmm_gpu.cu); all pointers are device memory.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -44,6 +46,8 @@ std::size_t backward_warp_bytes(int Q);
 // Entries at least this long get a block of warps in the Forward and
 // Backward kernels: their rows are many, one after another.
 constexpr int kLongEntryResidues = 2000;
-void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block);
+// The Backward kernel over `batch` on `blocks` blocks of `warps_per_block`
+// warps, queued on `stream`.
+void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream);
 
 }  // namespace helix::hmm

@@ -145,7 +145,10 @@ __device__ void warp_oa_row(const StripedOdds& p, int i, const float* pp, const 
     best = max_of(best, dv);
     carry = gate(n.dd(p), dv);
   }
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) best = max_of(best, __shfl_xor_sync(kFullMask, best, offset));
+  // The row's best over the lanes: core's butterfly (offsets 16 .. 1) with
+  // ReduceMax, b > a ? b : a, which is max_of(a, b) = a < b ? b : a operand
+  // for operand (NaN and -0 included), so every bit is the hand-written one's.
+  best = warp_max(best);
   if (lane == 0)
     optimal_accuracy_specials(p.special, oa_x + (i - 1) * kSpecialCells, pp_x + i * kSpecialCells, best,
                               oa_x + i * kSpecialCells);
@@ -241,10 +244,10 @@ __global__ void decode_envelopes_kernel(EnvelopeBatch b) {
 
 }  // namespace
 
-void launch_envelope_decoding(const EnvelopeBatch& batch) {
+void launch_envelope_decoding(const EnvelopeBatch& batch, cudaStream_t stream) {
   if (batch.count == 0) return;
   const unsigned blocks = (batch.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  decode_envelopes_kernel<<<blocks, kWarpsPerBlock * kWarp>>>(batch);
+  decode_envelopes_kernel<<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(batch);
   check_cuda(cudaGetLastError(), "envelope decoding kernel launch");
 }
 

@@ -2,6 +2,8 @@
 // domain definition (hmm_gpu_envelopes.cu), for the CUDA engine (hmm_gpu.cu).
 // All pointers are device memory.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -40,7 +42,7 @@ inline std::size_t envelope_row_floats(int L, int Q) { return 2 * static_cast<st
 inline std::size_t envelope_special_floats(int L) { return 2 * static_cast<std::size_t>(L + 1) * kSpecialCells; }
 
 // One warp per envelope: posterior decoding, the optimal-accuracy DP, its
-// traceback and the null2 odds.
-void launch_envelope_decoding(const EnvelopeBatch& batch);
+// traceback and the null2 odds. Queued on `stream`.
+void launch_envelope_decoding(const EnvelopeBatch& batch, cudaStream_t stream);
 
 }  // namespace helix::hmm

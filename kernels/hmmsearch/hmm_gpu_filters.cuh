@@ -7,9 +7,12 @@
 //   Forward      hmm_gpu_forward.cu   one warp per target, a block for the longest; also domain
 //                                     definition's Forward passes over targets, regions and envelopes
 // Every kernel equals its CPU reference in hmm_filters.h bit for bit. All
-// pointers are device memory; a launcher returns once the kernel is queued.
+// pointers are device memory; a launcher queues its kernel on the `stream` it
+// is given (the engine's, non-blocking) and returns.
 // Include from the kind's .cu files only.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -47,12 +50,12 @@ std::vector<std::uint32_t> msv_score_pairs(const SearchProfile& profile, int W);
 int msv_words_for(int M);
 // The warp kernel for W words per lane, on enough blocks to fill `sms` SMs;
 // GpuError when no kernel has W words.
-void launch_msv_words(int W, const MsvKernelArgs& args, int sms);
+void launch_msv_words(int W, const MsvKernelArgs& args, int sms, cudaStream_t stream);
 // msv_filter_xj (hmm_filters.h) per target, `threads` threads each with its
 // own row of msv_scratch_bytes(view.M) bytes in `scratch`: xj[t] per target.
 void launch_msv_threads(int threads, const std::uint8_t* codes, const std::uint64_t* offsets,
                         const std::uint32_t* order, std::uint32_t count, MsvView view, const std::uint8_t* tjb,
-                        std::uint8_t* scratch, int* xj);
+                        std::uint8_t* scratch, int* xj, cudaStream_t stream);
 
 // ---------------------------------------------------------------- bias filter (hmm_gpu_bias.cu)
 
@@ -60,7 +63,7 @@ void launch_msv_threads(int threads, const std::uint8_t* codes, const std::uint6
 // each: out[b]. `next`: the batch's work counter, zeroed.
 void launch_bias_filter(int blocks, int block_threads, const std::uint8_t* codes, const std::uint64_t* offsets,
                         const BatchTarget* batch, std::uint32_t count, BiasFilterHmm filter, float* out,
-                        unsigned* next);
+                        unsigned* next, cudaStream_t stream);
 
 // ---------------------------------------------------------------- Viterbi (hmm_gpu_viterbi.cu)
 
@@ -82,7 +85,7 @@ void allow_viterbi_shared_rows(std::size_t block_bytes);
 void launch_viterbi_warps(int blocks, int block_threads, std::size_t shared_bytes, const std::uint8_t* codes,
                           const std::uint64_t* offsets, const BatchTarget* batch, std::uint32_t count,
                           ViterbiStriped v, std::int16_t* global_rows, bool shared_rows, int* out_xc,
-                          unsigned* next);
+                          unsigned* next, cudaStream_t stream);
 
 // ---------------------------------------------------------------- Forward (hmm_gpu_forward.cu)
 
@@ -136,6 +139,6 @@ void allow_forward_shared_rows(std::size_t block_bytes);
 // work counters, zeroed.
 void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEntries& e, std::uint32_t count,
                           float* global_rows, bool shared_rows, unsigned* next, unsigned long_count,
-                          unsigned long_blocks);
+                          unsigned long_blocks, cudaStream_t stream);
 
 }  // namespace helix::hmm

@@ -249,9 +249,9 @@ void allow_forward_shared_rows(std::size_t block_bytes) {
 
 void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEntries& e, std::uint32_t count,
                           float* global_rows, bool shared_rows, unsigned* next, unsigned long_count,
-                          unsigned long_blocks) {
-  forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_bytes>>>(e, count, global_rows, shared_rows,
-                                                                               next, long_count, long_blocks);
+                          unsigned long_blocks, cudaStream_t stream) {
+  forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_bytes, stream>>>(
+      e, count, global_rows, shared_rows, next, long_count, long_blocks);
 }
 
 }  // namespace helix::hmm

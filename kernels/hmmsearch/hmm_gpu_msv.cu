@@ -105,7 +105,7 @@ __global__ void msv_thread_kernel(const std::uint8_t* codes, const std::uint64_t
 }
 
 template <int W>
-void launch_msv(const MsvKernelArgs& args, int sms) {
+void launch_msv(const MsvKernelArgs& args, int sms, cudaStream_t stream) {
   const std::size_t shared = W <= kSharedMsvWords ? sizeof(std::uint32_t) * kCodes * W * kWarp : 0;
   check_cuda(cudaFuncSetAttribute(msv_warp_kernel<W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(shared)),
@@ -113,7 +113,7 @@ void launch_msv(const MsvKernelArgs& args, int sms) {
   int per_sm = 0;
   check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msv_warp_kernel<W>, kMsvBlock, shared),
              "MSV kernel occupancy");
-  msv_warp_kernel<W><<<std::max(1, per_sm) * sms, kMsvBlock, shared>>>(args);
+  msv_warp_kernel<W><<<std::max(1, per_sm) * sms, kMsvBlock, shared, stream>>>(args);
   check_cuda(cudaGetLastError(), "MSV kernel launch");
 }
 
@@ -143,11 +143,11 @@ int msv_words_for(int M) {
   return 0;  // too long for the warp kernels
 }
 
-void launch_msv_words(int W, const MsvKernelArgs& args, int sms) {
+void launch_msv_words(int W, const MsvKernelArgs& args, int sms, cudaStream_t stream) {
   switch (W) {
 #define HELIX_MSV_CASE(n) \
   case n:                 \
-    return launch_msv<n>(args, sms);
+    return launch_msv<n>(args, sms, stream);
     HELIX_MSV_CASE(1) HELIX_MSV_CASE(2) HELIX_MSV_CASE(3) HELIX_MSV_CASE(4) HELIX_MSV_CASE(5) HELIX_MSV_CASE(6)
     HELIX_MSV_CASE(8) HELIX_MSV_CASE(10) HELIX_MSV_CASE(12) HELIX_MSV_CASE(16) HELIX_MSV_CASE(20)
     HELIX_MSV_CASE(24) HELIX_MSV_CASE(32) HELIX_MSV_CASE(48) HELIX_MSV_CASE(64)
@@ -158,8 +158,8 @@ void launch_msv_words(int W, const MsvKernelArgs& args, int sms) {
 
 void launch_msv_threads(int threads, const std::uint8_t* codes, const std::uint64_t* offsets,
                         const std::uint32_t* order, std::uint32_t count, MsvView view, const std::uint8_t* tjb,
-                        std::uint8_t* scratch, int* xj) {
-  msv_thread_kernel<<<(threads + 127) / 128, 128>>>(codes, offsets, order, count, view, tjb, scratch, xj);
+                        std::uint8_t* scratch, int* xj, cudaStream_t stream) {
+  msv_thread_kernel<<<(threads + 127) / 128, 128, 0, stream>>>(codes, offsets, order, count, view, tjb, scratch, xj);
   check_cuda(cudaGetLastError(), "MSV thread kernel launch");
 }
 

@@ -40,10 +40,10 @@ __global__ void sample_regions_kernel(RegionBatch b) {
 
 }  // namespace
 
-void launch_region_sampling(const RegionBatch& batch) {
+void launch_region_sampling(const RegionBatch& batch, cudaStream_t stream) {
   if (batch.count == 0) return;
   const unsigned blocks = (batch.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  sample_regions_kernel<<<blocks, kWarpsPerBlock * kWarpSize>>>(batch);
+  sample_regions_kernel<<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(batch);
   check_cuda(cudaGetLastError(), "region sampling kernel launch");
 }
 

@@ -3,6 +3,8 @@
 // first writes each region's Forward matrix with its Forward warp kernel.
 // All pointers are device memory.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -47,6 +49,7 @@ struct RegionBatch {
 // sampled again on the CPU.
 inline int region_pair_room(int L, int samples) { return samples * (8 + L / 32); }
 
-void launch_region_sampling(const RegionBatch& batch);
+// One warp per region, queued on `stream`.
+void launch_region_sampling(const RegionBatch& batch, cudaStream_t stream);
 
 }  // namespace helix::hmm

@@ -132,9 +132,9 @@ void allow_viterbi_shared_rows(std::size_t block_bytes) {
 void launch_viterbi_warps(int blocks, int block_threads, std::size_t shared_bytes, const std::uint8_t* codes,
                           const std::uint64_t* offsets, const BatchTarget* batch, std::uint32_t count,
                           ViterbiStriped v, std::int16_t* global_rows, bool shared_rows, int* out_xc,
-                          unsigned* next) {
-  viterbi_warp_kernel<<<blocks, block_threads, shared_bytes>>>(codes, offsets, batch, count, v, global_rows,
-                                                                shared_rows, out_xc, next);
+                          unsigned* next, cudaStream_t stream) {
+  viterbi_warp_kernel<<<blocks, block_threads, shared_bytes, stream>>>(codes, offsets, batch, count, v, global_rows,
+                                                                        shared_rows, out_xc, next);
 }
 
 }  // namespace helix::hmm

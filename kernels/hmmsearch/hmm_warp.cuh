@@ -1,17 +1,21 @@
 // hmm_warp.cuh: what the kind's warp-per-target kernels share (MSV, Viterbi
 // and Forward in hmm_gpu_msv.cu, hmm_gpu_viterbi.cu and hmm_gpu_forward.cu,
 // Backward in hmm_gpu_domains.cu): the warp's
-// constants, taking the next target of a batch, a maximum over the warp,
+// constants, taking the next target of a batch,
 // finding the warp's scratch rows, and the Team (a warp, or a block for the
 // longest entries of Forward and Backward) with its block's next entry.
-// Include from the kind's .cu files only.
+// Maxima over a warp are the device layer's warp_max (core/warp_reduce.cuh,
+// included here): one __reduce_max_sync for ints on sm_80+, a butterfly on
+// sm_75. Include from the kind's .cu files only.
 #pragma once
 #include <cstddef>
 
+#include "core/warp_reduce.cuh"
+
 namespace helix::hmm {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kWarp = kWarpThreads;
+constexpr unsigned kFullMask = kFullWarpMask;
 
 // The next slot of a batch for the whole warp: lane 0 takes it from the
 // batch's counter, every lane gets it. Warps take targets as they finish
@@ -20,18 +24,6 @@ __device__ __forceinline__ unsigned next_warp_slot(unsigned* next) {
   unsigned slot = 0;
   if (threadIdx.x % kWarp == 0) slot = atomicAdd(next, 1u);
   return __shfl_sync(kFullMask, slot, 0);
-}
-
-// The largest `value` over the warp. sm_80 and later reduce in one
-// instruction; the release also runs on sm_75 (Turing), which has no
-// __reduce_max_sync: a butterfly of shuffles gives the same maximum.
-__device__ __forceinline__ int warp_max(int value) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(kFullMask, value);
-#else
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) value = max(value, __shfl_xor_sync(kFullMask, value, offset));
-  return value;
-#endif
 }
 
 // This warp's `per_warp` elements of scratch: in the block's dynamic shared
