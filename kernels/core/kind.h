@@ -7,7 +7,8 @@
 //   KindSpec                               the whole declaration: name, inputs, outputs, run, server
 //   HELIX_DECLARE_KIND(kind, spec, server) the one line that defines a kind (in kernels/<kind>/<kind>_kind.cpp)
 //   run_kind()                             runs a WU and writes its outputs atomically, summary last
-//   output_names(), add_kind_workunit_command(), hand_made_workunit()   what the spec derives for the work generator
+//   output_names(), add_kind_workunit_command(), run_kind_command_line(), hand_made_workunit()
+//                                          what the spec derives for the work generator
 //   find_kind(), find_server_kind(), registered_kind_names()   the registry
 //
 // A kind is a folder kernels/<kind>/ with one declaration file <kind>_kind.cpp
@@ -180,6 +181,11 @@ std::vector<std::string> output_names(const KindSpec& kind);
 // Adds the kind's work-generator commands; every WU they make gets the
 // declared outputs and output bound before it reaches `emit`.
 void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorkunit emit);
+
+// Runs `helix-wu WORDS...` with only the kind's commands, in-process (its
+// example, tests). Throws InputError for words the commands refuse (CLI11's
+// message) and whatever the command throws.
+void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit);
 
 // The WorkunitSpec of the kind's hand-made WU (name empty), from which the
 // packaged templates are written.

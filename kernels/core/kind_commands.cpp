@@ -39,22 +39,6 @@ EmitWorkunit completing(const KindSpec& kind, EmitWorkunit emit) {
   };
 }
 
-// Runs one of the kind's own command lines (words after "helix-wu") in-process.
-void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit) {
-  CLI::App cli{"helix-wu"};
-  cli.require_subcommand(1);
-  add_kind_workunit_command(kind, cli, emit);
-  std::vector<std::string> argv_words{"helix-wu"};
-  argv_words.insert(argv_words.end(), words.begin(), words.end());
-  std::vector<char*> argv;
-  for (std::string& word : argv_words) argv.push_back(word.data());
-  try {
-    cli.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    throw std::logic_error(kind.name + "'s example runs a command its own CLI refuses: " + error.what());
-  }
-}
-
 void add_example_command(const KindSpec& kind, CLI::App& kind_command, const EmitWorkunit& emit) {
   CLI::App* example = kind_command.add_subcommand(
       "example", "make a small example " + kind.name + " WU from real data on this machine (a few s on one core)");
@@ -67,6 +51,21 @@ void add_example_command(const KindSpec& kind, CLI::App& kind_command, const Emi
 }
 
 }  // namespace
+
+void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit) {
+  CLI::App cli{"helix-wu"};
+  cli.require_subcommand(1);
+  add_kind_workunit_command(kind, cli, emit);
+  std::vector<std::string> argv_words{"helix-wu"};
+  argv_words.insert(argv_words.end(), words.begin(), words.end());
+  std::vector<char*> argv;
+  for (std::string& word : argv_words) argv.push_back(word.data());
+  try {
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    throw InputError(error.what());
+  }
+}
 
 void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorkunit emit) {
   CLI::App* kind_command = parent.add_subcommand(kind.name, kind.description);

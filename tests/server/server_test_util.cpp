@@ -11,7 +11,6 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 
 #include "core/directory_runtime.h"
 #include "core/errors.h"
@@ -91,20 +90,11 @@ int line_count(const std::string& text) {
 
 WuRun run_workunit_command(const std::string& kind, const std::vector<std::string>& args) {
   WuRun run;
-  CLI::App cli{"helix-wu (test)"};
-  cli.require_subcommand(1);
-  add_kind_workunit_command(*find_server_kind(kind), cli, [&run](const WorkunitSpec& spec) {
-    write_workunit_files(spec);
-    run.specs.push_back(spec);
-  });
-  std::vector<std::string> words{"helix-wu"};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
   try {
-    cli.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    run.error = error.what();
+    run_kind_command_line(*find_server_kind(kind), args, [&run](const WorkunitSpec& spec) {
+      write_workunit_files(spec);
+      run.specs.push_back(spec);
+    });
   } catch (const InputError& error) {
     run.error = error.what();
   }
