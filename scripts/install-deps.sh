@@ -6,6 +6,10 @@
 #   bash scripts/install-deps.sh
 #   bash scripts/install-deps.sh --list    # prints the package list, installs nothing
 #
+# The list: the packages below (the core's, the tools', and those several kinds
+# share), then every kernels/<kind>/debian-packages: the packages only that
+# kind needs, one a line, `# comment` allowed.
+#
 # tests/deps/debian_deps.py checks this list against what the build, the tests
 # and the demo really use (CTest: debian_deps).
 #
@@ -17,17 +21,11 @@ packages=(
   cmake g++ pkg-config python3
   libboinc-app-dev boinc-client            # BOINC API (app) and the real client (e2e test)
   libcli11-dev nlohmann-json3-dev libpugixml-dev libfmt-dev
-  libzstd-dev zstd                          # zstd frames in .hxv/.hxl; the CLI for the demo's Dice
-  libnifti2-dev libpng-dev zlib1g-dev
-  libopencv-imgproc-dev                    # glcm work generator: circular-well detector (server tools only)
+  libzstd-dev                              # zstd frames in mrf's .hxv/.hxl and glcm's files
+  libpng-dev zlib1g-dev
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-skimage                          # reference GLCM features for the glcm tests
-  otb-bin                                  # OTB HaralickTextureExtraction: second GLCM reference (glcm tests)
-  ncbi-data                                # NCBI substitution matrices (BLOSUM, PAM) for swsearch
-  libparasail-dev                          # parasail library and header: swsearch CPU engine
-  parasail ssw-align                       # parasail_aligner and ssw_test: swsearch score oracles
-  hmmer hmmer-examples mmseqs2-examples    # hmmsearch oracle; real protein sequences
+  hmmer-examples mmseqs2-examples          # real protein sequences and profiles: the sequence kinds' examples and tests
   clang libclang-rt-14-dev                 # libFuzzer + ASan/UBSan for the parser fuzz targets (scripts/fuzz.sh)
   # The real-server e2e test (tests/server_e2e) and scripts/local-project.sh: the
   # upstream BOINC server built from source, with its own MariaDB, Apache + PHP
@@ -36,6 +34,20 @@ packages=(
   libcurl4-openssl-dev default-libmysqlclient-dev libssl-dev libzip-dev
   mariadb-server apache2 libapache2-mod-php php-cli php-mysql php-xml python3-mysqldb
 )
+
+# Each kind's own packages, once each, after the core's.
+declare -A listed=()
+for package in "${packages[@]}"; do listed[$package]=1; done
+for kind_packages in "$(dirname "$0")"/../kernels/*/debian-packages; do
+  [[ -f $kind_packages ]] || continue
+  while read -r line; do
+    line=${line%%#*}
+    for package in $line; do
+      [[ -n ${listed[$package]:-} ]] || packages+=("$package")
+      listed[$package]=1
+    done
+  done <"$kind_packages"
+done
 
 if [[ ${1:-} == --list ]]; then
   printf '%s\n' "${packages[@]}"
