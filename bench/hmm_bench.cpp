@@ -83,7 +83,7 @@ std::string tutorial_dir() {
 
 struct Workload {
   std::vector<TargetSequence> targets;
-  TargetChunk chunk;
+  helix::SequenceSet chunk;
   std::string plain_fasta;  // uncompressed copy for hmmsearch
   std::vector<std::string> hmm_paths;
   std::vector<SearchProfile> profiles;
@@ -148,7 +148,7 @@ StageTargets stage_targets(const SearchProfile& profile) {
   const std::vector<float> msv = engine.msv_scores();
   PipelineOptions options;
   for (std::uint32_t t = 0; t < workload().chunk.size(); ++t) {
-    const int L = workload().chunk.length(t);
+    const int L = static_cast<int>(workload().chunk.length(t));
     const LengthConfig config = length_config(L);
     double P = gumbel_survival(static_cast<float>((msv[t] - config.null_score) / kLn2), profile.msv_mu,
                                profile.msv_lambda);
@@ -198,7 +198,7 @@ void BM_GpuMsv(benchmark::State& state) {
   const SearchProfile& profile = workload().profiles[state.range(0)];
   HmmEngine& engine = gpu_engine();
   engine.load_profile(profile);
-  timed(state, static_cast<double>(workload().chunk.codes.size()), profile,
+  timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
         [&] { benchmark::DoNotOptimize(engine.msv_scores()); });
 }
 
@@ -239,7 +239,7 @@ void BM_GpuPipeline(benchmark::State& state) {
   const SearchProfile& profile = workload().profiles[state.range(0)];
   HmmEngine& engine = gpu_engine();
   PipelineCounts counts;
-  timed(state, static_cast<double>(workload().chunk.codes.size()), profile, [&] {
+  timed(state, static_cast<double>(workload().chunk.residues.size()), profile, [&] {
     engine.load_profile(profile);
     counts = search_chunk(profile, workload().chunk, engine, {}).counts;
   });
@@ -285,7 +285,7 @@ void BM_GpuReport(benchmark::State& state) {
   const SearchProfile& profile = workload().profiles[state.range(0)];
   HmmEngine& engine = gpu_engine();
   PipelineCounts counts;
-  timed(state, static_cast<double>(workload().chunk.codes.size()), profile,
+  timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
         [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, static_cast<int>(state.range(1)), counts)); });
   state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
 }
@@ -318,7 +318,7 @@ void BM_Hmmsearch(benchmark::State& state) {
     cpu += children_cpu_seconds() - cpu_before;
     state.SetIterationTime(elapsed.count());
   }
-  state.counters["cells_per_s"] = static_cast<double>(load.chunk.codes.size()) * profile.M *
+  state.counters["cells_per_s"] = static_cast<double>(load.chunk.residues.size()) * profile.M *
                                   static_cast<double>(state.iterations()) / wall;
   state.counters["M"] = profile.M;
   state.counters["host_cpu_cores"] = cpu / wall;
@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   try {
     const Workload& load = workload();  // read before any timing; a bad file stops here with one line
-    std::cerr << "hmm_bench: " << g_db << ": " << load.chunk.size() << " targets, " << load.chunk.codes.size()
+    std::cerr << "hmm_bench: " << g_db << ": " << load.chunk.size() << " targets, " << load.chunk.residues.size()
               << " residues; " << load.profiles.size() << " profiles\n";
     for (auto* bench : {benchmark::RegisterBenchmark("BM_GpuMsv", BM_GpuMsv),
                         benchmark::RegisterBenchmark("BM_GpuViterbi", BM_GpuViterbi),

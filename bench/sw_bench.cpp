@@ -76,7 +76,7 @@ constexpr std::size_t kTopTargets = 10;
 
 struct Database {
   std::vector<FastaRecord> records;
-  TargetSet targets;
+  helix::SequenceSet targets;
   ScoreMatrix matrix;
 };
 

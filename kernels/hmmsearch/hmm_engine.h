@@ -4,7 +4,8 @@
 // for the few the pipeline asks about. The decisions (thresholds, bias filter, E-values) stay in
 // hmm_pipeline, on the host, the same for every engine.
 //
-// Contents: TargetChunk, make_target_chunk(), RegionTask / RegionSamples,
+// Contents: make_target_chunk() (the targets as a SequenceSet,
+// core/sequence_set.h), RegionTask / RegionSamples,
 // EnvelopeTask / EnvelopeRescore /
 // rescore_envelope(), HmmEngine, make_reference_engine(),
 // make_gpu_engine(), hmm_gpu_device_count().
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sequence_set.h"
 #include "hmm_alphabet.h"
 #include "hmm_dp.h"
 #include "hmm_profile.h"
@@ -21,15 +23,9 @@
 
 namespace helix::hmm {
 
-// Targets back to back: target t is codes[offsets[t] .. offsets[t + 1]).
-struct TargetChunk {
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint64_t> offsets{0};
-  std::size_t size() const { return offsets.size() - 1; }
-  int length(std::size_t t) const { return static_cast<int>(offsets[t + 1] - offsets[t]); }
-  const std::uint8_t* begin(std::size_t t) const { return codes.data() + offsets[t]; }
-};
-TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets);
+// The targets' digital codes back to back, in the given order: loaded
+// target t (the engines' index) is targets[t].
+SequenceSet make_target_chunk(const std::vector<TargetSequence>& targets);
 
 // A region of domain definition that looks like several domains, to sample
 // (hmm_sampling.h): residues i..j (1-based) of loaded target `target`.
@@ -67,7 +63,7 @@ class HmmEngine {
  public:
   virtual ~HmmEngine() = default;
   virtual std::string description() const = 0;
-  virtual void load_targets(const TargetChunk& targets) = 0;
+  virtual void load_targets(const SequenceSet& targets) = 0;
   virtual void load_profile(const SearchProfile& profile) = 0;
   // msv_filter_score of every loaded target (length 0 targets: -infinity).
   virtual std::vector<float> msv_scores() = 0;

@@ -72,18 +72,18 @@ class GpuEngine : public HmmEngine {
 
   std::string description() const override { return "cuda:" + name_; }
 
-  void load_targets(const TargetChunk& targets) override {
+  void load_targets(const SequenceSet& targets) override {
     targets_ = &targets;
     kept_forward_at_.clear();
-    codes_.upload(targets.codes.data(), targets.codes.size(), "uploading target residues");
+    codes_.upload(targets.residues.data(), targets.residues.size(), "uploading target residues");
     offsets_.upload(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
     std::vector<std::uint32_t> order(targets.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return targets.length(a) > targets.length(b); });
+                     [&](std::uint32_t a, std::uint32_t b) { return target_length(a) > target_length(b); });
     order_.upload(order.data(), order.size(), "uploading the target order");
     std::vector<std::uint8_t> tjb(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = lengths_(std::max(targets.length(t), 1)).msv_tjb;
+    for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = lengths_(std::max(target_length(t), 1)).msv_tjb;
     tjb_host_ = tjb;
     tjb_.upload(tjb.data(), tjb.size(), "uploading length costs");
     xj_.allocate(targets.size(), "allocating MSV results");
@@ -139,7 +139,7 @@ class GpuEngine : public HmmEngine {
     stream_.synchronize("MSV on the GPU");
     const int* xj = xj_host_.data;
     for (std::uint32_t t = 0; t < count; ++t) {
-      if (targets_->length(t) == 0) continue;
+      if (target_length(t) == 0) continue;
       scores[t] = xj[t] < 0 ? std::numeric_limits<float>::infinity() : msv_score_of_xj(xj[t], tjb_host_[t]);
     }
     return scores;
@@ -169,7 +169,7 @@ class GpuEngine : public HmmEngine {
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
       scores[b] = xc[b] >= 32767 ? std::numeric_limits<float>::infinity()
-                                 : viterbi_score_of_xc(xc[b], lengths_(targets_->length(which[b])).vit_move);
+                                 : viterbi_score_of_xc(xc[b], lengths_(target_length(which[b])).vit_move);
     return scores;
   }
 
@@ -182,7 +182,7 @@ class GpuEngine : public HmmEngine {
     // their specials go back to back in that order.
     std::vector<std::uint32_t> by_length(which);
     std::stable_sort(by_length.begin(), by_length.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return targets_->length(a) > targets_->length(b); });
+                     [&](std::uint32_t a, std::uint32_t b) { return target_length(a) > target_length(b); });
     kept_forward_at_.assign(targets_->size(), -1);
     std::vector<std::uint64_t> special_offsets(by_length.size());
     std::uint64_t floats = 0;
@@ -194,7 +194,7 @@ class GpuEngine : public HmmEngine {
     reserve(kept_forward_, floats, "Forward special rows");
     DeviceBuffer<std::uint64_t> device_offsets;
     device_offsets.upload(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
-    const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return targets_->length(which[t]); });
+    const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return target_length(which[t]); });
     return batch_scores<float>(
         which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
@@ -213,7 +213,7 @@ class GpuEngine : public HmmEngine {
     std::vector<std::uint32_t> by_length(which.size());
     std::iota(by_length.begin(), by_length.end(), 0u);
     std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return targets_->length(which[a]) > targets_->length(which[b]);
+      return target_length(which[a]) > target_length(which[b]);
     });
     for (std::size_t first = 0; first < by_length.size();) {
       std::size_t end = first, floats = 0;
@@ -319,7 +319,7 @@ class GpuEngine : public HmmEngine {
       job.rows_at = rows, job.x_at = specials, job.usage_at = usage, job.used_at = used, job.sums_at = sums;
       job.pairs_at = pairs;
       job.room = region_pair_room(job.L, samples);
-      job.special = special_odds(targets_->length(task.target), true);
+      job.special = special_odds(target_length(task.target), true);
       rows += envelope_row_floats(job.L, fwd_q_) / 2, specials += envelope_special_floats(job.L) / 2;
       usage += M + 1, used += M, sums += job.L, pairs += job.room;
     }
@@ -364,7 +364,7 @@ class GpuEngine : public HmmEngine {
       const RegionTask& task = tasks[batch[b]];
       RegionSamples& out = sampled[batch[b]];
       if (results[b] != kSampled) {
-        const OddsProfile multihit = odds_profile(*profile_, targets_->length(task.target), true);
+        const OddsProfile multihit = odds_profile(*profile_, target_length(task.target), true);
         out = sample_target_region(multihit, targets_->begin(task.target), task.i, task.j, samples, seed);
         continue;
       }
@@ -384,7 +384,7 @@ class GpuEngine : public HmmEngine {
     std::vector<std::uint64_t> special_offsets(count);
     for (std::uint32_t b = 0; b < count; ++b) {
       const std::uint32_t target = tasks[batch[b]].target;
-      entries[b] = {target, lengths_(targets_->length(target))};
+      entries[b] = {target, lengths_(target_length(target))};
       special_offsets[b] = jobs[b].x_at;
     }
     region_entries_.upload_reusing(entries.data(), count, "uploading region targets");
@@ -424,12 +424,12 @@ class GpuEngine : public HmmEngine {
       job.rows_at = rows, job.x_at = x, job.steps_at = steps;
       job.room = envelope_trace_room(job.L, profile_->M);
       job.null2 = task.null2 ? 1 : 0;
-      job.special = special_odds(targets_->length(task.target), false);
+      job.special = special_odds(target_length(task.target), false);
       rows += envelope_row_floats(job.L, fwd_q_), x += envelope_special_floats(job.L), steps += job.room;
       forward_spans[b].codes_at = job.codes_at, forward_spans[b].L = job.L, forward_spans[b].rows_at = job.rows_at;
       backward_spans[b] = forward_spans[b];
       backward_spans[b].rows_at = job.rows_at + envelope_row_floats(job.L, fwd_q_) / 2;
-      LengthConfig unihit = lengths_(targets_->length(task.target));
+      LengthConfig unihit = lengths_(target_length(task.target));
       unihit.fwd_move = job.special.n_move, unihit.fwd_loop = job.special.n_loop;
       entries[b] = {task.target, unihit};
       specials[b] = job.special;
@@ -528,8 +528,10 @@ class GpuEngine : public HmmEngine {
     return f;
   }
 
+  // A loaded target's length, as the kernels and length models count it (int).
+  int target_length(std::uint32_t target) const { return static_cast<int>(targets_->length(target)); }
   std::size_t special_floats(std::uint32_t target) const {
-    return static_cast<std::size_t>(targets_->length(target) + 1) * kSpecialCells;
+    return static_cast<std::size_t>(target_length(target) + 1) * kSpecialCells;
   }
 
   // One batch (indices into `which`, longest first): Forward with its rows'
@@ -545,8 +547,8 @@ class GpuEngine : public HmmEngine {
     std::uint64_t at = 0;
     for (std::uint32_t b = 0; b < count; ++b) {
       targets[b] = which[batch[b]];
-      entries[b] = {targets[b], lengths_(targets_->length(targets[b]))};
-      specials[b] = special_odds(targets_->length(targets[b]), true);
+      entries[b] = {targets[b], lengths_(target_length(targets[b]))};
+      specials[b] = special_odds(target_length(targets[b]), true);
       offsets[b] = at;
       at += special_floats(targets[b]);
     }
@@ -574,12 +576,12 @@ class GpuEngine : public HmmEngine {
       reserve(forward_specials_, floats, "forward special rows");
       reserve(results_, count * sizeof(float), "forward scores");
       forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data,
-                            long_entries(count, [&](std::size_t b) { return targets_->length(targets[b]); }));
+                            long_entries(count, [&](std::size_t b) { return target_length(targets[b]); }));
       forward_specials = forward_specials_.data;
     }
     backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
                            all_kept ? device_forward_at.data : device_offsets.data,
-                           [&](unsigned b) { return targets_->length(targets[b]); });
+                           [&](unsigned b) { return target_length(targets[b]); });
     forward_host_.reserve(floats, "forward special rows (pinned)");
     backward_host_.reserve(floats, "backward special rows (pinned)");
     own_scales_host_.reserve(count, "backward scale flags (pinned)");
@@ -594,7 +596,7 @@ class GpuEngine : public HmmEngine {
                "backward scale flags");
     stream_.synchronize("domain definition's parser passes on the GPU");
     for (std::uint32_t b = 0; b < count; ++b) {
-      const int L = targets_->length(targets[b]);
+      const int L = target_length(targets[b]);
       DpMatrix fwd, bck;
       fwd.resize(profile_->M, L, false), bck.resize(profile_->M, L, false);
       std::copy_n(forward_host_.data + offsets[b], special_floats(targets[b]), fwd.specials());
@@ -663,11 +665,11 @@ class GpuEngine : public HmmEngine {
     std::vector<std::uint32_t> by_length(count);
     std::iota(by_length.begin(), by_length.end(), 0u);
     std::stable_sort(by_length.begin(), by_length.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return targets_->length(which[a]) > targets_->length(which[b]);
+      return target_length(which[a]) > target_length(which[b]);
     });
     batch_host_.reserve(count, "a filter batch (pinned)");
     for (std::uint32_t b = 0; b < count; ++b) {
-      const LengthConfig config = lengths_(targets_->length(which[by_length[b]]));
+      const LengthConfig config = lengths_(target_length(which[by_length[b]]));
       batch_host_.data[b] = {which[by_length[b]], config};
     }
     reserve(batch_, count, "a filter batch");
@@ -754,7 +756,7 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<unsigned char> rows_, results_;
   DeviceBuffer<unsigned> counter_;
   bool warp_msv_ = true;
-  const TargetChunk* targets_ = nullptr;
+  const SequenceSet* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
   LengthConfigTable lengths_;
   int msv_words_ = 0, vit_q_ = 1, fwd_q_ = 2;

@@ -17,12 +17,9 @@
 namespace helix::hmm {
 namespace {
 
-TargetChunk block_chunk(const std::vector<TargetSequence>& targets, std::size_t first, std::size_t count) {
-  TargetChunk chunk;
-  for (std::size_t t = first; t < first + count; ++t) {
-    chunk.codes.insert(chunk.codes.end(), targets[t].codes.begin(), targets[t].codes.end());
-    chunk.offsets.push_back(chunk.codes.size());
-  }
+SequenceSet block_chunk(const std::vector<TargetSequence>& targets, std::size_t first, std::size_t count) {
+  SequenceSet chunk;
+  for (std::size_t t = first; t < first + count; ++t) chunk.append(targets[t].codes);
   return chunk;
 }
 
@@ -73,7 +70,7 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::size_t first = static_cast<std::size_t>(block) * params.block_targets;
     const std::size_t count = std::min<std::size_t>(params.block_targets, target_count - first);
-    const TargetChunk chunk = block_chunk(targets, first, count);
+    const SequenceSet chunk = block_chunk(targets, first, count);
     engine.load_targets(chunk);
     for (std::size_t p = 0; p < profiles.size(); ++p) {
       engine.load_profile(profiles[p]);

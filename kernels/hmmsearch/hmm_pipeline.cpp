@@ -75,11 +75,11 @@ class LengthConfigs {
 };
 
 // Targets that pass the MSV filter (P <= F1 against the plain null).
-std::vector<PassedTarget> past_msv(const TargetChunk& targets, const std::vector<float>& msv,
+std::vector<PassedTarget> past_msv(const SequenceSet& targets, const std::vector<float>& msv,
                                    LengthConfigs& configs) {
   std::vector<PassedTarget> survivors;
   for (std::size_t t = 0; t < targets.size(); ++t) {
-    const int L = targets.length(t);
+    const int L = static_cast<int>(targets.length(t));
     if (L == 0) continue;
     if (!(msv[t] >= configs.lowest_passing_msv_score(L))) continue;
     const LengthConfig& config = configs.of(L);
@@ -114,11 +114,11 @@ std::vector<PassedTarget> past_bias(const SearchProfile& profile, std::vector<Pa
 
 }  // namespace
 
-ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,
+ChunkSearch search_chunk(const SearchProfile& profile, const SequenceSet& targets, HmmEngine& engine,
                          const PipelineOptions& options) {
   ChunkSearch search;
   search.counts.targets = targets.size();
-  search.counts.residues = targets.codes.size();
+  search.counts.residues = targets.residues.size();
   LengthConfigs configs(profile, options.F1);
   std::vector<PassedTarget> msv_survivors = past_msv(targets, engine.msv_scores(), configs);
   search.counts.past_msv = msv_survivors.size();

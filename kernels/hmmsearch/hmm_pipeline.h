@@ -59,7 +59,7 @@ double exponential_log_survival(double x, double mu, double lambda);
 double hmmer_evalue(double ln_p, double search_space);
 
 // Runs the pipeline; the engine must hold `targets` and `profile`.
-ChunkSearch search_chunk(const SearchProfile& profile, const TargetChunk& targets, HmmEngine& engine,
+ChunkSearch search_chunk(const SearchProfile& profile, const SequenceSet& targets, HmmEngine& engine,
                          const PipelineOptions& options);
 
 // hmmsearch's "Internal pipeline statistics summary" lines for the counts.

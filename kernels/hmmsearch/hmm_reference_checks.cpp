@@ -38,7 +38,7 @@ std::vector<std::optional<PassedTarget>> reference_verdicts(const SearchProfile&
   if (chosen.empty()) return verdicts;
   std::vector<TargetSequence> picked;
   for (std::uint32_t t : chosen) picked.push_back(targets.at(t));
-  const TargetChunk chunk = make_target_chunk(picked);
+  const SequenceSet chunk = make_target_chunk(picked);
   auto engine = make_reference_engine();
   engine->load_targets(chunk);
   engine->load_profile(profile);

@@ -23,7 +23,7 @@
 namespace helix::hmm {
 
 // The reference pipeline's verdict on chosen targets (indices into `targets`,
-// ascending): search_chunk on a TargetChunk of those targets alone (a
+// ascending): search_chunk on a SequenceSet of those targets alone (a
 // target's filter decisions and scores do not depend on the other targets).
 // Entry k is the PassedTarget of chosen[k] (its .target = chosen[k]), or
 // nullopt when it does not pass the Forward filter.

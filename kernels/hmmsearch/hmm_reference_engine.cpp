@@ -10,12 +10,9 @@
 
 namespace helix::hmm {
 
-TargetChunk make_target_chunk(const std::vector<TargetSequence>& targets) {
-  TargetChunk chunk;
-  for (const TargetSequence& target : targets) {
-    chunk.codes.insert(chunk.codes.end(), target.codes.begin(), target.codes.end());
-    chunk.offsets.push_back(chunk.codes.size());
-  }
+SequenceSet make_target_chunk(const std::vector<TargetSequence>& targets) {
+  SequenceSet chunk;
+  for (const TargetSequence& target : targets) chunk.append(target.codes);
   return chunk;
 }
 
@@ -40,7 +37,7 @@ namespace {
 class ReferenceEngine : public HmmEngine {
  public:
   std::string description() const override { return "cpu-reference"; }
-  void load_targets(const TargetChunk& targets) override { targets_ = &targets; }
+  void load_targets(const SequenceSet& targets) override { targets_ = &targets; }
   void load_profile(const SearchProfile& profile) override { profile_ = &profile; }
 
   std::vector<float> msv_scores() override {
@@ -50,7 +47,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<std::uint8_t> row(msv_scratch_bytes(profile_->M));
     std::vector<float> scores(targets_->size());
     for (std::size_t t = 0; t < targets_->size(); ++t) {
-      const int L = targets_->length(t);
+      const int L = target_length(t);
       scores[t] = L == 0 ? -std::numeric_limits<float>::infinity()
                          : msv_filter_score(targets_->begin(t), L, view, lengths_(L).msv_tjb, row.data());
     }
@@ -61,7 +58,7 @@ class ReferenceEngine : public HmmEngine {
     const HmmerFloatMode hmmer_mode;
     std::vector<float> scores;
     for (std::uint32_t t : which) {
-      const int L = targets_->length(t);
+      const int L = target_length(t);
       scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, lengths_(L)));
     }
     return scores;
@@ -74,7 +71,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<std::int16_t> rows(viterbi_scratch_words(profile_->M));
     std::vector<float> scores;
     for (std::uint32_t t : which) {
-      const int L = targets_->length(t);
+      const int L = target_length(t);
       scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, lengths_(L).vit_move, rows.data()));
     }
     return scores;
@@ -87,7 +84,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scratch(forward_scratch_floats(profile_->M));
     std::vector<float> scores;
     for (std::uint32_t t : which) {
-      const LengthConfig config = lengths_(targets_->length(t));
+      const LengthConfig config = lengths_(target_length(t));
       scores.push_back(forward_score(targets_->begin(t), config.L, view, config.fwd_move, config.fwd_loop,
                                      scratch.data()));
     }
@@ -98,7 +95,7 @@ class ReferenceEngine : public HmmEngine {
     const HmmerFloatMode hmmer_mode;
     std::vector<DomainPosteriors> posteriors;
     for (std::uint32_t t : which) posteriors.push_back(whole_target_posteriors(*profile_, targets_->begin(t),
-                                                                               targets_->length(t)));
+                                                                               target_length(t)));
     return posteriors;
   }
 
@@ -126,14 +123,16 @@ class ReferenceEngine : public HmmEngine {
     results.reserve(tasks.size());
     std::optional<OddsProfile> odds;
     for (const Task& task : tasks) {
-      const int L = targets_->length(task.target);
+      const int L = target_length(task.target);
       if (!odds || odds->length_model != L) odds = odds_profile(*profile_, L, multihit);
       results.push_back(run(*odds, task));
     }
     return results;
   }
 
-  const TargetChunk* targets_ = nullptr;
+  const SequenceSet* targets_ = nullptr;
+  // A loaded target's length, as the filters and length models count it (int).
+  int target_length(std::uint32_t t) const { return static_cast<int>(targets_->length(t)); }
   const SearchProfile* profile_ = nullptr;
   LengthConfigTable lengths_;
 };

@@ -137,7 +137,7 @@ class CpuEngine final : public SwEngine {
            (threads_ == 1 ? " thread" : " threads");
   }
 
-  void load_targets(const TargetSet& targets) override {
+  void load_targets(const SequenceSet& targets) override {
     for (std::size_t t = 0; t < targets.size(); ++t)
       if (targets.length(t) > kMaxLength) throw InputError("swsearch: a target is longer than 2^31 - 1 residues");
     letters_.resize(targets.residues.size());

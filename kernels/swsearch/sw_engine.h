@@ -5,7 +5,7 @@
 // sw_score() does, and how they align, exactly as sw_align() does.
 //
 // Contents:
-//   TargetSet, make_target_set()   concatenated, encoded targets (sorted by length when the chunk is)
+//   make_target_set()               encoded targets as a SequenceSet (core/sequence_set.h)
 //   HitPair                         a reported hit whose end is wanted
 //   SwEngine                        load targets, score a query against them, find reported hits' ends and alignments
 //   make_cpu_engine(), make_gpu_engine(), sw_gpu_device_count()
@@ -15,19 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "core/sequence_set.h"
 #include "sw.h"
 
 namespace helix::sw {
 
-// Targets back to back: target t is residues[offsets[t] .. offsets[t + 1]).
-struct TargetSet {
-  std::vector<std::uint8_t> residues;
-  std::vector<std::uint64_t> offsets{0};
-  std::size_t size() const { return offsets.size() - 1; }
-  std::size_t length(std::size_t t) const { return offsets[t + 1] - offsets[t]; }
-  const std::uint8_t* begin(std::size_t t) const { return residues.data() + offsets[t]; }
-};
-TargetSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets);
+// The targets back to back, in the given order: target t is sequence t.
+SequenceSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets);
 
 // queries[query] (of the list given with it) against the target residues
 // [target, target + target_length): the caller's (a chunk's), not copied,
@@ -48,7 +42,7 @@ class SwEngine {
  public:
   virtual ~SwEngine() = default;
   virtual std::string description() const = 0;
-  virtual void load_targets(const TargetSet& targets) = 0;
+  virtual void load_targets(const SequenceSet& targets) = 0;
   // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
   virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                            const GapPenalties& gaps) = 0;

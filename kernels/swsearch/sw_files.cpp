@@ -33,8 +33,7 @@ DatabaseChunk make_chunk(std::vector<FastaRecord> records, const std::vector<std
   for (std::size_t k : order) {
     chunk.ids.push_back(records[k].id);
     chunk.ordinals.push_back(ordinals[k]);
-    chunk.targets.residues.insert(chunk.targets.residues.end(), records[k].residues.begin(), records[k].residues.end());
-    chunk.targets.offsets.push_back(chunk.targets.residues.size());
+    chunk.targets.append(records[k].residues);
   }
   return chunk;
 }

@@ -27,7 +27,7 @@ namespace helix::sw {
 struct DatabaseChunk {
   std::vector<std::string> ids;
   std::vector<std::uint64_t> ordinals;
-  TargetSet targets;
+  SequenceSet targets;
 };
 // Sorts `records` (with their ordinals) by length into a chunk.
 DatabaseChunk make_chunk(std::vector<FastaRecord> records, const std::vector<std::uint64_t>& ordinals);

@@ -732,7 +732,7 @@ class GpuEngine final : public SwEngine {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
   }
 
-  void load_targets(const TargetSet& targets) override {
+  void load_targets(const SequenceSet& targets) override {
     const std::size_t n = targets.size();
     order_.resize(n);
     std::iota(order_.begin(), order_.end(), 0);

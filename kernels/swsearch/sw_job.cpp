@@ -86,13 +86,6 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
   });
 }
 
-TargetSet block_targets(const DatabaseChunk& chunk, std::uint32_t first, std::uint32_t count) {
-  TargetSet set;
-  set.residues.assign(chunk.targets.begin(first), chunk.targets.begin(first) + (chunk.targets.offsets[first + count] - chunk.targets.offsets[first]));
-  for (std::uint32_t k = 1; k <= count; ++k) set.offsets.push_back(chunk.targets.offsets[first + k] - chunk.targets.offsets[first]);
-  return set;
-}
-
 // Where every reported hit ends, all queries at once (the engine's ends():
 // on the GPU engine one launch for the WU). A scan score the end search does
 // not reproduce is the engine's fault: a temporary exit, never a result.
@@ -211,7 +204,7 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
-    engine.load_targets(block_targets(chunk, first, count));
+    engine.load_targets(chunk.targets.slice(first, count));
     phases.load += seconds_since(clock);
     for (std::size_t q = 0; q < queries.size(); ++q)
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),

@@ -181,12 +181,9 @@ int score_of_cigar(const std::vector<std::uint8_t>& query, const std::vector<std
 
 namespace helix::sw {
 
-TargetSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets) {
-  TargetSet set;
-  for (const auto& target : targets) {
-    set.residues.insert(set.residues.end(), target.begin(), target.end());
-    set.offsets.push_back(set.residues.size());
-  }
+SequenceSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets) {
+  SequenceSet set;
+  for (const auto& target : targets) set.append(target);
   return set;
 }
 
@@ -195,7 +192,7 @@ namespace {
 class ReferenceEngine final : public SwEngine {
  public:
   std::string description() const override { return "CPU reference (scalar, one thread)"; }
-  void load_targets(const TargetSet& targets) override { targets_ = targets; }
+  void load_targets(const SequenceSet& targets) override { targets_ = targets; }
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                    const GapPenalties& gaps) override {
     std::vector<std::int32_t> out;
@@ -207,7 +204,7 @@ class ReferenceEngine final : public SwEngine {
   }
 
  private:
-  TargetSet targets_;
+  SequenceSet targets_;
 };
 
 }  // namespace

@@ -65,7 +65,7 @@ Tables run_hmmsearch(const std::string& hmm, const std::string& fasta, const Tem
 // Our tables for every model of the file, as hmmsearch writes them (header
 // once, then each query's rows).
 Tables run_ours(const std::vector<ProfileHmm>& models, const std::vector<TargetSequence>& targets) {
-  const TargetChunk chunk = make_target_chunk(targets);
+  const SequenceSet chunk = make_target_chunk(targets);
   std::unique_ptr<HmmEngine> engine = make_reference_engine();
   engine->load_targets(chunk);
   PipelineOptions options;

@@ -77,7 +77,7 @@ class HmmGpu : public ::testing::Test {
   // Every filter score the GPU gives equals the reference's, and so does the pipeline.
   void expect_reference_scores(const ProfileHmm& hmm, const std::vector<TargetSequence>& targets, bool warp_msv) {
     const SearchProfile profile = configure_profile(hmm);
-    const TargetChunk chunk = make_target_chunk(targets);
+    const SequenceSet chunk = make_target_chunk(targets);
     auto gpu = make_gpu_engine(0, warp_msv);
     auto reference = make_reference_engine();
     for (HmmEngine* engine : {gpu.get(), reference.get()}) engine->load_targets(chunk), engine->load_profile(profile);

@@ -127,7 +127,7 @@ TEST_F(HmmJob, ParamsRoundTripAndAbsurdOnesAreRefused) {
 TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
   // The pipeline over the whole chunk at once, with the reference engine.
   const auto hmms = parse_hmm_file(profiles_text_, "profiles");
-  const TargetChunk chunk = make_target_chunk(targets_);
+  const SequenceSet chunk = make_target_chunk(targets_);
   auto reference = make_reference_engine();
   reference->load_targets(chunk);
   DirectoryRuntime runtime(dir_.string());
@@ -326,7 +326,7 @@ class FaultyEngine : public HmmEngine {
  public:
   explicit FaultyEngine(Fault fault) : fault_(fault) {}
   std::string description() const override { return "faulty"; }
-  void load_targets(const TargetChunk& targets) override { inner_->load_targets(targets); }
+  void load_targets(const SequenceSet& targets) override { inner_->load_targets(targets); }
   void load_profile(const SearchProfile& profile) override { inner_->load_profile(profile); }
   std::vector<float> msv_scores() override { return inner_->msv_scores(); }
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& targets) override {

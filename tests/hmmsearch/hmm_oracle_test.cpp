@@ -186,7 +186,7 @@ struct OurQuery {
 };
 
 std::vector<OurQuery> run_reference(const std::vector<ProfileHmm>& models, const std::vector<TargetSequence>& targets) {
-  const TargetChunk chunk = make_target_chunk(targets);
+  const SequenceSet chunk = make_target_chunk(targets);
   std::unique_ptr<HmmEngine> engine = make_reference_engine();
   engine->load_targets(chunk);
   PipelineOptions options;

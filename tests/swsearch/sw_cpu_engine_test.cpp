@@ -90,7 +90,7 @@ class SwCpuEngine : public ::testing::Test {
   std::vector<std::vector<std::int32_t>> expect_same_scores(const std::vector<std::vector<std::uint8_t>>& queries,
                                                             const std::vector<std::vector<std::uint8_t>>& targets,
                                                             const ScoreMatrix& matrix, const GapPenalties& gaps) {
-    const TargetSet set = make_target_set(targets);
+    const SequenceSet set = make_target_set(targets);
     auto reference = make_reference_engine();
     reference->load_targets(set);
     auto one = make_cpu_engine(1), three = make_cpu_engine(3);

@@ -41,7 +41,7 @@ class SwGpu : public ::testing::Test {
   void expect_reference_scores(const std::vector<std::vector<std::uint8_t>>& queries,
                                const std::vector<std::vector<std::uint8_t>>& targets, const ScoreMatrix& matrix,
                                const GapPenalties& gaps) {
-    const TargetSet set = make_target_set(targets);
+    const SequenceSet set = make_target_set(targets);
     auto gpu = make_gpu_engine(0);
     auto reference = make_reference_engine();
     gpu->load_targets(set);
@@ -72,7 +72,7 @@ TEST_F(SwGpu, BestScoresAreTheHostsSelection) {
   targets.push_back(tryptophans);  // 34,100: the top bin
   targets.push_back(tryptophans);
   targets.push_back({});
-  const TargetSet set = make_target_set(targets);
+  const SequenceSet set = make_target_set(targets);
   auto gpu = make_gpu_engine(0);
   auto host = make_cpu_engine(0);  // the base best_scores(), over exact scores (tested against the reference)
   gpu->load_targets(set);
