@@ -20,23 +20,18 @@ cd "$(dirname "$0")/.."
 build_dir=${HELIX_FUZZ_BUILD:-build-fuzz}
 cxx=${CXX_FUZZ:-clang++}
 jobs=${JOBS:-2}
-targets=(fuzz_fasta fuzz_hmm_file fuzz_sw_matrix fuzz_wu_params fuzz_glcm_png fuzz_glcm_results
-         fuzz_sw_results fuzz_hmm_results fuzz_mrf_volume fuzz_mrf_check fuzz_glcm_check fuzz_sw_check fuzz_hmm_check)
-# The kinds' host sources the parsers live in, or that those reference; the
-# linker takes from the archive only what a harness uses.
-sources=(core/byte_codec core/fasta core/file_io core/names
-         glcm/glcm_job glcm/glcm_png glcm/glcm_reference glcm/glcm_cpu_engine
-         hmmsearch/hmm_alidisplay hmmsearch/hmm_alphabet hmmsearch/hmm_domains hmmsearch/hmm_dp
-         hmmsearch/hmm_file hmmsearch/hmm_job hmmsearch/hmm_pipeline hmmsearch/hmm_profile
-         hmmsearch/hmm_reference_engine hmmsearch/hmm_report hmmsearch/hmm_sampling hmmsearch/hmm_search
-         mrf/mrf_files mrf/mrf_params mrf/mrf_reference mrf/mrf_solver mrf/mrf_summary
-         swsearch/sw_cpu_engine swsearch/sw_job swsearch/sw_reference swsearch/sw_scoring swsearch/sw_statistics
-         mrf/mrf_check glcm/glcm_check glcm/glcm_batch swsearch/sw_check swsearch/sw_workunit swsearch/sw_store
-         swsearch/sw_report
-         hmmsearch/hmm_check hmmsearch/hmm_workunit hmmsearch/hmm_store)
+# Every harness in tests/fuzz, and every host source of core and of each kind
+# (kernels/<kind>/, a registered kind's folder) but those that need a library the
+# harnesses do not link (OpenCV's well detector, NIfTI's reader); the linker
+# takes from the archive only what a harness uses.
+mapfile -t targets < <(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
+mapfile -t sources < <(cd kernels && ls core/*.cpp */*.cpp | sort -u |
+                         while read -r file; do
+                           grep -qE '#include <(opencv2/|nifti2_io)' "$file" || echo "${file%.cpp}"
+                         done)
 flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -Ikernels -Ikernels/core -Ikernels/glcm -Ikernels/hmmsearch -Ikernels/mrf
-       -Ikernels/swsearch -Itests/fuzz -I/usr/include/libpng16)
+       -fno-sanitize-recover=undefined -Ikernels -Ikernels/core $(printf -- '-Ikernels/%s ' $(cd kernels && ls -d */ | tr -d /))
+       -Itests/fuzz -I/usr/include/libpng16)
 # libquadmath (GCC's, static: glcm's exact entropy table) by path: clang does not search GCC's directory for it.
 libs=(-lzstd -lpng16 -lsqlite3 -lz -lm -lpthread "$(g++ -print-file-name=libquadmath.a)")
 
