@@ -20,6 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "core/gpu_devices.h"
 #include "bench_util.h"
 
 #include "glcm_engine.h"
@@ -90,7 +91,7 @@ void whole_image(benchmark::State& state, GlcmEngine& engine) {
 }
 
 void BM_GlcmGpu(benchmark::State& state) {
-  if (glcm_gpu_device_count() == 0) {
+  if (helix::gpu_device_count() == 0) {
     state.SkipWithError("no CUDA device");
     return;
   }

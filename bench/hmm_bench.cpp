@@ -60,6 +60,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
+#include "core/gpu_devices.h"
 #include "core/file_io.h"
 #include "hmm_file.h"
 #include "hmm_filters.h"
@@ -69,7 +70,7 @@
 
 namespace {
 
-using namespace helix::hmm;
+using namespace helix::hmmsearch;
 
 std::string g_db = "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz";
 std::string g_hmms;
@@ -188,7 +189,7 @@ void timed(benchmark::State& state, double residues, const SearchProfile& profil
 }
 
 bool have_gpu(benchmark::State& state) {
-  if (hmm_gpu_device_count() > 0) return true;
+  if (helix::gpu_device_count() > 0) return true;
   state.SkipWithError("no CUDA device");
   return false;
 }
@@ -226,7 +227,7 @@ void BM_CpuForward(benchmark::State& state) {
   if (!have_gpu(state)) return;  // the target set comes from the GPU pipeline
   const SearchProfile& profile = workload().profiles[state.range(0)];
   const StageTargets stages = stage_targets(profile);
-  std::unique_ptr<HmmEngine> reference = make_reference_engine();
+  std::unique_ptr<HmmEngine> reference = make_cpu_engine();
   reference->load_targets(workload().chunk);
   reference->load_profile(profile);
   timed(state, residues_of(stages.forward), profile,

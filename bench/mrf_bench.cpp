@@ -15,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "core/gpu_devices.h"
 #include "bench_util.h"
 
 #include "mrf/mrf.h"
@@ -70,7 +71,7 @@ void run_batches(benchmark::State& state, SweepEngine& engine) {
 }
 
 void BM_MrfSweepGpu(benchmark::State& state) {
-  if (gpu_device_count() == 0) {
+  if (helix::gpu_device_count() == 0) {
     state.SkipWithError("no CUDA device");
     return;
   }

@@ -55,6 +55,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
+#include "core/gpu_devices.h"
 #include "core/file_io.h"
 
 #include "sw.h"
@@ -62,7 +63,7 @@
 
 namespace {
 
-using namespace helix::sw;
+using namespace helix::swsearch;
 
 std::string g_db = "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz";
 std::string g_matrix = [] {
@@ -164,7 +165,7 @@ SwEngine& loaded(std::unique_ptr<SwEngine>& engine, std::unique_ptr<SwEngine> (*
 }
 
 void BM_SwGpu(benchmark::State& state) {
-  if (sw_gpu_device_count() == 0) {
+  if (helix::gpu_device_count() == 0) {
     state.SkipWithError("no CUDA device");
     return;
   }

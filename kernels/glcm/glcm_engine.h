@@ -8,7 +8,7 @@
 //   WindowRun, window_runs()          centres grouped into horizontal runs of consecutive windows
 //   WindowReduction, reduce_windows() a block's windows reduced to max, min, where, and total
 //   GlcmEngine                        load an image and its windows, compute blocks
-//   make_cpu_engine(), make_gpu_engine(), gpu_device_count()
+//   make_cpu_engine(), make_gpu_engine()       (gpu_device_count(): core/gpu_devices.h)
 //
 // How: a window's GLCM is built once per run of consecutive centres; moving it
 // one pixel right removes the pairs that touch the column leaving the disc and
@@ -85,8 +85,6 @@ class GlcmEngine {
 std::unique_ptr<GlcmEngine> make_cpu_engine();
 // Throws GpuError when the device cannot be used.
 std::unique_ptr<GlcmEngine> make_gpu_engine(int device);
-// Number of usable CUDA devices (0 without a driver or GPU; never throws).
-int glcm_gpu_device_count();
 
 // X(x) = round(2^44 x ln x) for 0 <= x < kMaxTotal (0 for x = 0, 1), the value
 // docs/glcm.md defines, rounded once from x ln x computed in binary128 (113-bit

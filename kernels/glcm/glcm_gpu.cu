@@ -512,6 +512,4 @@ class GpuEngine final : public GlcmEngine {
 }  // namespace
 
 std::unique_ptr<GlcmEngine> make_gpu_engine(int device) { return std::make_unique<GpuEngine>(device); }
-int glcm_gpu_device_count() { return cuda_device_count(); }
-
 }  // namespace helix::glcm

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 namespace {
 
@@ -153,4 +153,4 @@ std::string alignment_display_text(const AlignmentDisplay& display, const std::s
   return text;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -25,7 +25,7 @@
 #include "hmm_dp.h"
 #include "hmm_profile.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // The display of domain `which` (0 = the first B..E segment) of `trace`, a
 // trace whose residue indices i are 1..L in the whole target `codes`
@@ -50,4 +50,4 @@ char encode_posterior(float p);
 std::string alignment_display_text(const AlignmentDisplay& display, const std::string& model_name,
                                    const std::string& target_name, int linewidth = 120, int min_width = 40);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

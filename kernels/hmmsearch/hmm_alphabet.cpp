@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "core/fasta.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 namespace {
 
@@ -56,4 +56,4 @@ std::vector<TargetSequence> parse_targets(std::string_view text, const std::stri
   return targets;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

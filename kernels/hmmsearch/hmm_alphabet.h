@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 constexpr int kResidues = 20;
 constexpr int kCodes = 29;
@@ -37,4 +37,4 @@ std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& 
 // a bad character, or a sequence longer than kMaxTargetLength.
 std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

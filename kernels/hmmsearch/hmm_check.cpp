@@ -28,7 +28,7 @@
 #include "hmm_profile.h"
 #include "hmm_server.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 constexpr int kMaxModelLength = 100000;
@@ -331,4 +331,4 @@ CheckOutcome compare_hmm_results(const std::vector<std::string>& files_a, const 
   });
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

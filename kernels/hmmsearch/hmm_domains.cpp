@@ -14,7 +14,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_sampling.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // HMMER's null model's "omega": the prior weight of the null2 hypothesis.
@@ -220,4 +220,4 @@ TargetScores score_target(const SearchProfile& profile, float forward_nats, floa
   return scores;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -16,7 +16,7 @@
 #include "hmm_engine.h"
 #include "hmm_profile.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // One domain's alignment as hmmsearch prints it (HMMER's P7_ALIDISPLAY):
 // equal-length lines; optional ones are empty when the model lacks them.
@@ -116,4 +116,4 @@ struct TargetScores {
 TargetScores score_target(const SearchProfile& profile, float forward_nats, float null_nats, int L,
                           DomainDefinition& definition);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -12,7 +12,7 @@
 
 #include "hmm_float_mode.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
@@ -219,4 +219,4 @@ float hmmer_flogsum(float a, float b) {
   return high + table[static_cast<int>((high - low) * 1000.f)];
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -27,7 +27,7 @@
 #include "hmm_filters.h"
 #include "hmm_profile.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // The profile's core odds (shared by every mode and length) and the special
 // states' transitions for one of them.
@@ -177,4 +177,4 @@ std::array<float, kCodes> complete_null2(const float* residue_odds);
 // null2 bias terms go through it, so its rounding shows in printed scores.
 float hmmer_flogsum(float a, float b);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -14,7 +14,7 @@
 
 #include "hmm_filters.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 enum SpecialCell : int { kXE = 0, kXN = 1, kXJ = 2, kXB = 3, kXC = 4, kXScale = 5, kSpecialCells = 6 };
 
@@ -288,4 +288,4 @@ HELIX_HMM_HD float backward_rows(const std::uint8_t* codes, int L, const Striped
   return static_cast<float>(total_scale + log(static_cast<double>(xN)));
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

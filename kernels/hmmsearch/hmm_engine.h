@@ -7,8 +7,8 @@
 // Contents: make_target_chunk() (the targets as a SequenceSet,
 // core/sequence_set.h), RegionTask / RegionSamples,
 // EnvelopeTask / EnvelopeRescore /
-// rescore_envelope(), HmmEngine, make_reference_engine(),
-// make_gpu_engine(), hmm_gpu_device_count().
+// rescore_envelope(), HmmEngine, make_cpu_engine(),
+// make_gpu_engine() (gpu_device_count(): core/gpu_devices.h).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -21,7 +21,7 @@
 #include "hmm_profile.h"
 #include "hmm_sampling_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // The targets' digital codes back to back, in the given order: loaded
 // target t (the engines' index) is targets[t].
@@ -86,11 +86,10 @@ class HmmEngine {
 };
 
 // The filters of hmm_filters.h, one target after another on this thread.
-std::unique_ptr<HmmEngine> make_reference_engine();
+std::unique_ptr<HmmEngine> make_cpu_engine();
 // The CUDA engine on `device`. Throws GpuError without a usable GPU.
 // warp_msv = false runs MSV one thread per target, as it does for models too
 // long for the warp kernels (over 4096 nodes); tests use it to check that path.
 std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0, bool warp_msv = true);
-int hmm_gpu_device_count();
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

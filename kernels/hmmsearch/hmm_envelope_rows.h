@@ -18,7 +18,7 @@
 #include "hmm_alphabet.h"
 #include "hmm_dp_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // A state path's states, in HMMER's numbering (P7_TRACE).
 enum TraceState : std::uint8_t {
@@ -394,4 +394,4 @@ HELIX_HMM_HD void rescore_envelope_rows(const std::uint8_t* codes, int L, const 
   out.ok = 1;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -9,7 +9,7 @@
 
 #include "core/errors.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 std::string hex_float(double value) {
   char text[64];
@@ -126,4 +126,4 @@ DomainHit domain_hit_of(const std::vector<std::string>& f, const std::string& wh
   return h;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -19,7 +19,7 @@
 #include "hmm_domains.h"
 #include "hmm_target_domains.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 std::string hex_float(double value);
 
@@ -43,4 +43,4 @@ std::vector<std::string> domain_fields(const DomainHit& h, std::size_t index);
 TargetDomains target_domains_of(const std::vector<std::string>& f, const std::string& where);
 DomainHit domain_hit_of(const std::vector<std::string>& f, const std::string& where);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -9,7 +9,7 @@
 #include "core/errors.h"
 #include "core/file_io.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 std::vector<std::string> words_of(const std::string& line) {
@@ -211,4 +211,4 @@ std::vector<ProfileHmm> parse_hmm_file(const std::string& text, const std::strin
 
 std::vector<ProfileHmm> read_hmm_file(const std::string& path) { return parse_hmm_file(read_file_text(path), path); }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 constexpr int kAminoAcids = 20;  // HMMER's order: ACDEFGHIKLMNPQRSTVWY
 constexpr char kAminoOrder[] = "ACDEFGHIKLMNPQRSTVWY";
@@ -65,4 +65,4 @@ std::vector<ProfileHmm> parse_hmm_file(const std::string& text, const std::strin
 // Reads a plain-text file (parse_hmm_file of its contents).
 std::vector<ProfileHmm> read_hmm_file(const std::string& path);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -25,7 +25,7 @@
 #define HELIX_HMM_HD inline
 #endif
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 constexpr double kLn2 = 0.69314718055994529;                           // Easel's eslCONST_LOG2
 constexpr float kMsvScale = static_cast<float>(3.0 / 0.69314718055994529);    // third-bits per nat
@@ -268,4 +268,4 @@ HELIX_HMM_HD float forward_score(const std::uint8_t* codes, int L, const Forward
   return static_cast<float>(totscale + log(static_cast<double>(xC * move)));
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

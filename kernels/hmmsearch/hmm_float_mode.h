@@ -13,7 +13,7 @@
 #pragma once
 #include "core/float_environment.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 class HmmerFloatMode {
  public:
@@ -32,4 +32,4 @@ class HmmerFloatMode {
 #endif
 };
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

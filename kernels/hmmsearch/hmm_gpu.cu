@@ -36,7 +36,7 @@
 #include "hmm_float_mode.h"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // A profile's per-cell arrays in a striped layout: element (q, lane) is cell
@@ -790,6 +790,4 @@ std::unique_ptr<HmmEngine> make_gpu_engine(int device, bool warp_msv) {
   return std::make_unique<GpuEngine>(device, warp_msv);
 }
 
-int hmm_gpu_device_count() { return cuda_device_count(); }
-
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -5,7 +5,7 @@
 #include "hmm_gpu_filters.cuh"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // The bias filter's null, one thread per target.
@@ -28,4 +28,4 @@ void launch_bias_filter(int blocks, int block_threads, const std::uint8_t* codes
   bias_thread_kernel<<<blocks, block_threads, 0, stream>>>(codes, offsets, batch, count, filter, out, next);
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -20,7 +20,7 @@
 #include "core/cuda_support.h"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 constexpr int kLanes = 4;                        // HMMER's SSE elements
@@ -360,4 +360,4 @@ void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps
   check_cuda(cudaGetLastError(), "Backward kernel launch");
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

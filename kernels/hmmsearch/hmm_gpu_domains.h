@@ -10,7 +10,7 @@
 #include "hmm_dp_rows.h"
 #include "hmm_gpu_sampling.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 struct BackwardWarpBatch {
   const std::uint8_t* codes = nullptr;     // the chunk's residues
@@ -50,4 +50,4 @@ constexpr int kLongEntryResidues = 2000;
 // warps, queued on `stream`.
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

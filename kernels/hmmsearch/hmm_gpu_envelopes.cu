@@ -15,7 +15,7 @@
 #include "core/cuda_support.h"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using rows::is_infinite;
@@ -251,4 +251,4 @@ void launch_envelope_decoding(const EnvelopeBatch& batch, cudaStream_t stream) {
   check_cuda(cudaGetLastError(), "envelope decoding kernel launch");
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -9,7 +9,7 @@
 
 #include "hmm_envelope_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // One envelope: where its residues, rows, specials and trace steps are.
 struct EnvelopeJob {
@@ -45,4 +45,4 @@ inline std::size_t envelope_special_floats(int L) { return 2 * static_cast<std::
 // traceback and the null2 odds. Queued on `stream`.
 void launch_envelope_decoding(const EnvelopeBatch& batch, cudaStream_t stream);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

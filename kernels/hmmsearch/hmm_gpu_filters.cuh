@@ -21,7 +21,7 @@
 #include "hmm_gpu_sampling.h"
 #include "hmm_profile.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Targets of a Viterbi or Forward batch: which target, its length config.
 struct BatchTarget {
@@ -141,4 +141,4 @@ void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEnt
                           float* global_rows, bool shared_rows, unsigned* next, unsigned long_count,
                           unsigned long_blocks, cudaStream_t stream);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -18,7 +18,7 @@
 #include "hmm_warp.cuh"
 #include "hmm_dp_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // Cells whose operands the kernel loads together (their latencies overlap).
@@ -254,4 +254,4 @@ void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEnt
       e, count, global_rows, shared_rows, next, long_count, long_blocks);
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

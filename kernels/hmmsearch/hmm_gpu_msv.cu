@@ -19,7 +19,7 @@
 #include "hmm_gpu_filters.cuh"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 constexpr int kMsvBlock = 256;
@@ -163,4 +163,4 @@ void launch_msv_threads(int threads, const std::uint8_t* codes, const std::uint6
   check_cuda(cudaGetLastError(), "MSV thread kernel launch");
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -11,7 +11,7 @@
 
 #include "core/cuda_support.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // One region per warp: the walks of different regions branch apart at
@@ -47,4 +47,4 @@ void launch_region_sampling(const RegionBatch& batch, cudaStream_t stream) {
   check_cuda(cudaGetLastError(), "region sampling kernel launch");
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -10,7 +10,7 @@
 
 #include "hmm_sampling_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // One region: where its residues and its working and result memory are.
 struct RegionJob {
@@ -52,4 +52,4 @@ inline int region_pair_room(int L, int samples) { return samples * (8 + L / 32);
 // One warp per region, queued on `stream`.
 void launch_region_sampling(const RegionBatch& batch, cudaStream_t stream);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

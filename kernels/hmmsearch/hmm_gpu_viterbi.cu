@@ -10,7 +10,7 @@
 #include "hmm_gpu_filters.cuh"
 #include "hmm_warp.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // Cells whose operands the kernel loads together (their latencies overlap).
@@ -137,4 +137,4 @@ void launch_viterbi_warps(int blocks, int block_threads, std::size_t shared_byte
                                                                         shared_rows, out_xc, next);
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -14,7 +14,7 @@
 #include "hmm_search.h"
 #include "hmm_state.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 SequenceSet block_chunk(const std::vector<TargetSequence>& targets, std::size_t first, std::size_t count) {
@@ -106,4 +106,4 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
   return result;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -32,7 +32,7 @@
 #include "hmm_summary.h"
 #include "hmm_target_domains.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Reads "profiles" (HMMER3 text) and "database" (FASTA) through the runtime
 // and checks them against the params (model count; targets, residues and
@@ -46,4 +46,4 @@ namespace helix::hmm {
 // StopRequested.
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

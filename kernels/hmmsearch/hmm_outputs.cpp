@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 QueryReport query_report_of(const ProfileOutcome& profile, std::uint32_t index, const std::vector<ScoreRow>& rows,
                             const HmmParams& params) {
@@ -56,4 +56,4 @@ std::string tblout_output(const HmmJobResult& result) { return joined_output(res
 std::string domtblout_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::domtblout); }
 std::string out_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::out); }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -15,7 +15,7 @@
 #include "hmm_report.h"
 #include "hmm_result.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // hmmsearch's report model for profile `index` from the rows (`rows` may hold
 // other profiles' too): the targets hmmsearch keeps (not dropped, E-value
@@ -38,4 +38,4 @@ std::string tblout_output(const HmmJobResult& result);
 std::string domtblout_output(const HmmJobResult& result);
 std::string out_output(const HmmJobResult& result);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -10,7 +10,7 @@
 #include "core/errors.h"
 #include "core/names.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 PipelineOptions HmmParams::pipeline() const {
   PipelineOptions options;
@@ -95,4 +95,4 @@ nlohmann::json hmm_params_json(const HmmParams& p) {
   return json;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

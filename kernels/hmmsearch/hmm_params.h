@@ -19,7 +19,7 @@
 
 #include "hmm_pipeline.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Limits every reader enforces (the params parser, the validator).
 constexpr std::uint32_t kMaxProfilesPerWu = 1000;
@@ -56,4 +56,4 @@ struct HmmParams {
 HmmParams parse_hmm_params(const nlohmann::json& json);
 nlohmann::json hmm_params_json(const HmmParams& params);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -10,7 +10,7 @@
 #include "hmm_filters.h"
 #include "hmm_float_mode.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 PipelineCounts& PipelineCounts::operator+=(const PipelineCounts& other) {
   targets += other.targets, residues += other.residues, past_msv += other.past_msv;
@@ -184,4 +184,4 @@ std::string pipeline_statistics_text(const SearchProfile& profile, const Pipelin
   return text;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -17,7 +17,7 @@
 
 #include "hmm_engine.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 struct PipelineOptions {
   double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;  // hmmsearch's defaults
@@ -66,4 +66,4 @@ ChunkSearch search_chunk(const SearchProfile& profile, const SequenceSet& target
 std::string pipeline_statistics_text(const SearchProfile& profile, const PipelineCounts& counts,
                                      const PipelineOptions& options);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

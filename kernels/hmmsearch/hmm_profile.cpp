@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 const std::array<float, kResidues> kBackground = {0.0787945f, 0.0151600f, 0.0535222f, 0.0668298f, 0.0397062f,
                                                   0.0695071f, 0.0229198f, 0.0590092f, 0.0594422f, 0.0963728f,
@@ -254,4 +254,4 @@ LengthConfig length_config(int L) {
   return config;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -23,7 +23,7 @@
 #include "hmm_alphabet.h"
 #include "hmm_file.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // HMMER's amino-acid background frequencies (p7_AminoFrequencies).
 extern const std::array<float, kResidues> kBackground;
@@ -104,4 +104,4 @@ class LengthConfigTable {
 // Easel's SSE expf, lane for lane in scalar float (the Forward filter's odds).
 float easel_sse_expf(float x);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -10,7 +10,7 @@
 #include "hmm_engine.h"
 #include "hmm_field_text.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // The GPU self-check: per block and profile, this many targets that passed
@@ -39,7 +39,7 @@ std::vector<std::optional<PassedTarget>> reference_verdicts(const SearchProfile&
   std::vector<TargetSequence> picked;
   for (std::uint32_t t : chosen) picked.push_back(targets.at(t));
   const SequenceSet chunk = make_target_chunk(picked);
-  auto engine = make_reference_engine();
+  auto engine = make_cpu_engine();
   engine->load_targets(chunk);
   engine->load_profile(profile);
   for (PassedTarget passed : search_chunk(profile, chunk, *engine, options).passed) {
@@ -132,4 +132,4 @@ void self_check_domains(const SearchProfile& profile, const std::vector<TargetSe
   }
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -20,7 +20,7 @@
 #include "hmm_search.h"
 #include "hmm_target_domains.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // The reference pipeline's verdict on chosen targets (indices into `targets`,
 // ascending): search_chunk on a SequenceSet of those targets alone (a
@@ -55,4 +55,4 @@ void self_check_block(const SearchProfile& profile, const std::vector<TargetSequ
 void self_check_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets, std::size_t first,
                         const ChunkSearch& search, const std::vector<TargetDomains>& domains);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

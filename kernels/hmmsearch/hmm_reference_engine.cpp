@@ -8,7 +8,7 @@
 #include "hmm_float_mode.h"
 #include "hmm_sampling.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 SequenceSet make_target_chunk(const std::vector<TargetSequence>& targets) {
   SequenceSet chunk;
@@ -139,6 +139,6 @@ class ReferenceEngine : public HmmEngine {
 
 }  // namespace
 
-std::unique_ptr<HmmEngine> make_reference_engine() { return std::make_unique<ReferenceEngine>(); }
+std::unique_ptr<HmmEngine> make_cpu_engine() { return std::make_unique<ReferenceEngine>(); }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -8,7 +8,7 @@
 #include "core/text_format.h"
 #include "hmm_alidisplay.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 namespace {
 
@@ -363,4 +363,4 @@ std::string tabular_tail_text(const std::string& hmm_file, const std::string& se
          "# [ok]\n";
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -33,7 +33,7 @@
 #include "hmm_domains.h"
 #include "hmm_pipeline.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // One target of the hit list (HMMER's P7_HIT, search mode). Scores are in
 // HMMER's types so that printing rounds as hmmsearch does.
@@ -134,4 +134,4 @@ std::string tabular_tail_text(const std::string& hmm_file, const std::string& se
                               const std::string& option_settings, const std::string& current_dir,
                               const std::string& date);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

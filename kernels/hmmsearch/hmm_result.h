@@ -15,7 +15,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_target_domains.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // One profile's outcome on the chunk.
 struct ProfileOutcome {
@@ -40,4 +40,4 @@ struct HmmJobResult {
   std::vector<ScoreRow> rows;  // by profile, then ordinal
 };
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "hmm_field_text.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 constexpr const char* kScoresHeader =
@@ -174,4 +174,4 @@ void parse_domains_tsv(const std::string& text, std::vector<ScoreRow>& rows) {
   if (!lines.done()) throw InputError("domains line " + std::to_string(lines.number() + 1) + ": a record of no row");
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -14,7 +14,7 @@
 
 #include "hmm_result.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // "scores": a header line, then one tab-separated line per row: profile,
 // target_ordinal, target_name, msv_nats, filter_nats, viterbi_nats ("-" when
@@ -47,4 +47,4 @@ void parse_domains_tsv(const std::string& text, std::vector<ScoreRow>& rows);
 // Bytes of a domains target line, and of a domain line beyond its display.
 constexpr std::uint64_t kMaxDomainTargetLineBytes = 400, kMaxDomainLineFixedBytes = 400;
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // ---------------------------------------------------------------------------
 // Easel's fast generator
@@ -452,4 +452,4 @@ std::vector<RegionEnvelope> sample_region_envelopes(const OddsProfile& multihit,
   return region_envelopes(samples, ireg, options, null2_scores.data() + ireg);
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

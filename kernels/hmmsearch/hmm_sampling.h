@@ -32,7 +32,7 @@
 #include "hmm_dp.h"
 #include "hmm_sampling_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Easel's ESL_RANDOMNESS of type eslRND_FAST: x <- 69069 x + 1 (mod 2^32),
 // its state first set by Bob Jenkins' mix of (seed, 87654321, 12345678).
@@ -170,4 +170,4 @@ std::vector<RegionEnvelope> sample_region_envelopes(const OddsProfile& multihit,
                                                     const DomainDefinitionOptions& options, EaselFastRandom& rng,
                                                     std::vector<float>& null2_scores);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -17,7 +17,7 @@
 
 #include "hmm_envelope_rows.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Bit y of mask[x] is set when residue code x includes residue y (0..19).
 struct CodeMembers {
@@ -424,4 +424,4 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
   return kSampled;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

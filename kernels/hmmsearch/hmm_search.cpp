@@ -5,7 +5,7 @@
 #include <optional>
 #include <thread>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 namespace {
 
@@ -89,4 +89,4 @@ std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::v
   return hits;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -11,7 +11,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_report.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Domain definition of the targets that passed Forward, as the app runs it
 // for a block: whole-target posteriors, the sampling of every multi-domain
@@ -36,4 +36,4 @@ std::vector<ReportTarget> domain_hits(const SearchProfile& profile, const std::v
                                       const ChunkSearch& search, HmmEngine& engine, const PipelineOptions& options,
                                       int host_threads = 1);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -23,7 +23,7 @@
 
 struct sqlite3;
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // ---------------------------------------------------------------- WU file names
 //
@@ -131,4 +131,4 @@ void add_hmm_workunit_command(CLI::App& command, std::function<void(const Workun
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> hmm_example_commands(const std::string& dir);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -8,7 +8,7 @@
 #include "core/checkpoint.h"
 #include "hmm_field_text.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 // 02: part 2's state (each passed target's domain definition saved with it).
@@ -104,4 +104,4 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
   });
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

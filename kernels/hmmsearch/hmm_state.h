@@ -22,7 +22,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_target_domains.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // What one profile has found so far; passed and domains are parallel.
 struct ProfileState {
@@ -43,4 +43,4 @@ std::vector<std::uint8_t> encode_state(const JobState& state, const std::string&
 bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& print, const HmmParams& params,
                   std::uint32_t blocks, JobState& state);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

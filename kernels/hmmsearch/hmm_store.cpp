@@ -19,7 +19,7 @@
 #include "core/sqlite_support.h"
 #include "hmm_server.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 void create_hmm_tables(sqlite3* db) {
   execute(db,
@@ -316,4 +316,4 @@ SearchReport hmm_report(sqlite3* db, const std::string& search, bool allow_parti
   return report;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

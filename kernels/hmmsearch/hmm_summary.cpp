@@ -5,7 +5,7 @@
 
 #include "hmm_params.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 std::string hmm_summary_json(const HmmJobResult& result) {
   nlohmann::json profiles = nlohmann::json::array();
@@ -25,4 +25,4 @@ std::string hmm_summary_json(const HmmJobResult& result) {
   return summary.dump(1) + "\n";
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -8,11 +8,11 @@
 
 #include "hmm_result.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // {"kind": "hmmsearch", "engine", "params", "profiles": [{"name",
 // "accession", "description", "M", "targets", "residues", "past_msv", "past_bias",
 // "past_viterbi", "past_forward"}]}.
 std::string hmm_summary_json(const HmmJobResult& result);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 TargetDomains target_domains(const SearchProfile& profile, const TargetSequence& target, const PassedTarget& passed,
                              const DomainPosteriors* posteriors) {
@@ -25,4 +25,4 @@ TargetDomains scored_domains(const SearchProfile& profile, int L, const PassedTa
   return domains;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

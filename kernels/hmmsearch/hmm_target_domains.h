@@ -11,7 +11,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_profile.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 // Domain definition of one target past Forward (hmm_domains.h): what
 // hmmsearch's reports print of it. definition.null2_scores is not kept (the
@@ -34,4 +34,4 @@ TargetDomains target_domains(const SearchProfile& profile, const TargetSequence&
 TargetDomains scored_domains(const SearchProfile& profile, int L, const PassedTarget& passed,
                              DomainDefinition definition);
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -12,7 +12,7 @@
 
 #include "core/warp_reduce.cuh"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 constexpr int kWarp = kWarpThreads;
 constexpr unsigned kFullMask = kFullWarpMask;
@@ -68,4 +68,4 @@ __device__ __forceinline__ unsigned next_block_slot(unsigned* next, unsigned lon
   return taken;
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -28,7 +28,7 @@
 #include "hmm_profile.h"
 #include "hmm_server.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 
 namespace fs = std::filesystem;
 
@@ -405,4 +405,4 @@ std::vector<std::vector<std::string>> hmm_example_commands(const std::string& di
            "--block-targets", "1000", "--out", dir}};
 }
 
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -15,17 +15,17 @@ namespace helix {
 namespace {
 
 ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
-  const hmm::HmmParams params = hmm::parse_hmm_params(params_json);
-  auto engine = options.force_cpu ? hmm::make_reference_engine() : hmm::make_gpu_engine(options.gpu_device);
+  const hmmsearch::HmmParams params = hmmsearch::parse_hmm_params(params_json);
+  auto engine = options.force_cpu ? hmmsearch::make_cpu_engine() : hmmsearch::make_gpu_engine(options.gpu_device);
   std::fprintf(stderr, "helix hmmsearch: %s chunk %u of %u, %u profiles, on %s\n", params.search.c_str(),
                params.chunk, params.chunks, params.profile_count, engine->description().c_str());
   // The GPU's results are spot-checked against the CPU reference as they come.
-  const hmm::HmmJobResult result = hmm::run_hmm_job(params, *engine, runtime, !options.force_cpu);
+  const hmmsearch::HmmJobResult result = hmmsearch::run_hmm_job(params, *engine, runtime, !options.force_cpu);
   std::fprintf(stderr, "helix hmmsearch: %llu targets, %zu past the Forward filter\n",
                static_cast<unsigned long long>(params.chunk_targets), result.rows.size());
-  return {{"tblout", hmm::tblout_output(result)},       {"domtblout", hmm::domtblout_output(result)},
-          {"out", hmm::out_output(result)},             {"scores", hmm::scores_tsv(result.rows)},
-          {"domains", hmm::domains_tsv(result.rows)},   {"summary", hmm::hmm_summary_json(result)}};
+  return {{"tblout", hmmsearch::tblout_output(result)},       {"domtblout", hmmsearch::domtblout_output(result)},
+          {"out", hmmsearch::out_output(result)},             {"scores", hmmsearch::scores_tsv(result.rows)},
+          {"domains", hmmsearch::domains_tsv(result.rows)},   {"summary", hmmsearch::hmm_summary_json(result)}};
 }
 
 KindSpec hmmsearch_kind() {
@@ -44,7 +44,7 @@ KindSpec hmmsearch_kind() {
 }  // namespace
 
 HELIX_DECLARE_KIND(hmmsearch, hmmsearch_kind(),
-                   (ServerFunctions{&hmm::add_hmm_workunit_command, &hmm::check_hmm_result,
-                                    &hmm::compare_hmm_results, &hmm::create_hmm_tables, &hmm::store_hmm_result, &hmm::hmm_example_commands}))
+                   (ServerFunctions{&hmmsearch::add_hmm_workunit_command, &hmmsearch::check_hmm_result,
+                                    &hmmsearch::compare_hmm_results, &hmmsearch::create_hmm_tables, &hmmsearch::store_hmm_result, &hmmsearch::hmm_example_commands}))
 
 }  // namespace helix

@@ -148,8 +148,6 @@ class SweepEngine {
 std::unique_ptr<SweepEngine> make_cpu_engine();
 // Throws GpuError when the device cannot be used.
 std::unique_ptr<SweepEngine> make_gpu_engine(int device);
-// Number of usable CUDA devices (0 without a driver or GPU; never throws).
-int gpu_device_count();
 
 // Reference sweep on host memory; the CPU engine wraps it.
 SweepStats reference_sweep(const Volume& volume, std::vector<std::uint8_t>& labels, const EnergyTable& table,

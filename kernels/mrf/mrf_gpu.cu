@@ -560,6 +560,4 @@ class GpuSweepEngine : public SweepEngine {
 
 std::unique_ptr<SweepEngine> make_gpu_engine(int device) { return std::make_unique<GpuSweepEngine>(device); }
 
-int gpu_device_count() { return cuda_device_count(); }
-
 }  // namespace helix::mrf

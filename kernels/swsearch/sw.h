@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // Residue codes index this alphabet: NCBI's matrix order (20 amino acids, the
 // ambiguity codes B = D/N, J = I/L, Z = E/Q, X = any, and * = stop).
@@ -130,4 +130,4 @@ Alignment trace_back(const std::vector<std::uint8_t>& query, const std::vector<s
 int score_of_cigar(const std::vector<std::uint8_t>& query, const std::vector<std::uint8_t>& target, int query_begin,
                    int target_begin, const std::string& cigar, const ScoreMatrix& matrix, const GapPenalties& gaps);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -22,7 +22,7 @@
 #include "sw_server.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // What printing costs: bits as %.1f (half a unit of 0.1) and E-values as %.3e
@@ -349,4 +349,4 @@ CheckOutcome compare_sw_results(const std::vector<std::string>& files_a, const s
   });
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

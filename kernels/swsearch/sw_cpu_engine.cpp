@@ -30,7 +30,7 @@
 #include "sw.h"
 #include "sw_engine.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Targets a worker takes from the shared counter at a time: small enough that
@@ -211,4 +211,4 @@ std::unique_ptr<SwEngine> make_cpu_engine(int threads) {
   return std::make_unique<CpuEngine>(threads);
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

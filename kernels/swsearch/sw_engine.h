@@ -8,7 +8,7 @@
 //   make_target_set()               encoded targets as a SequenceSet (core/sequence_set.h)
 //   HitPair                         a reported hit whose end is wanted
 //   SwEngine                        load targets, score a query against them, find reported hits' ends and alignments
-//   make_cpu_engine(), make_gpu_engine(), sw_gpu_device_count()
+//   make_cpu_engine(), make_gpu_engine() (gpu_device_count(): core/gpu_devices.h)
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@
 #include "core/sequence_set.h"
 #include "sw.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // The targets back to back, in the given order: target t is sequence t.
 SequenceSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets);
@@ -84,6 +84,5 @@ std::unique_ptr<SwEngine> make_reference_engine();
 std::unique_ptr<SwEngine> make_cpu_engine(int threads);
 // Throws GpuError when the device cannot be used.
 std::unique_ptr<SwEngine> make_gpu_engine(int device);
-int sw_gpu_device_count();
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

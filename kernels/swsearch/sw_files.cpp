@@ -10,7 +10,7 @@
 #include "core/byte_codec.h"
 #include "core/errors.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 constexpr char kChunkMagic[8] = {'H', 'X', 'S', 'W', 'D', 'B', '0', '1'};
@@ -122,4 +122,4 @@ std::vector<std::vector<std::string>> parse_hits_tsv(const std::string& text) {
   return rows;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -19,7 +19,7 @@
 #include "sw_engine.h"
 #include "sw_result.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // A slice of the database: targets sorted by length (ties by ordinal), each
 // with its id and its ordinal (position in the whole database's FASTA, from 0),
@@ -46,4 +46,4 @@ DatabaseChunk decode_chunk(const std::vector<std::uint8_t>& bytes, std::uint64_t
 std::string hits_tsv(const SearchResult& result);
 std::vector<std::vector<std::string>> parse_hits_tsv(const std::string& text);  // rows of fields; InputError if malformed
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

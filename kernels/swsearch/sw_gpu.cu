@@ -44,7 +44,7 @@
 #include "core/warp_reduce.cuh"
 #include "sw_engine.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Query rows per strip, a lane's, in registers. Measured on the H100 with
@@ -1253,6 +1253,4 @@ class GpuEngine final : public SwEngine {
 }  // namespace
 
 std::unique_ptr<SwEngine> make_gpu_engine(int device) { return std::make_unique<GpuEngine>(device); }
-int sw_gpu_device_count() { return cuda_device_count(); }
-
-}  // namespace helix::sw
+}  // namespace helix::swsearch

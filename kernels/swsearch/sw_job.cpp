@@ -16,7 +16,7 @@
 #include "core/file_io.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '1'};
@@ -228,4 +228,4 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   return result;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -18,7 +18,7 @@
 #include "sw_result.h"
 #include "sw_summary.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // Reads "params", "matrix" (NCBI text), "queries" (FASTA) and "database"
 // (a chunk) through the runtime, scores every query against every target on
@@ -26,4 +26,4 @@ namespace helix::sw {
 // the reported hits with the reference. Throws InputError, StopRequested.
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -10,7 +10,7 @@
 #include "core/names.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 SwParams parse_sw_params(const nlohmann::json& json) {
   if (!json.is_object()) throw InputError("swsearch params: not a JSON object");
@@ -57,4 +57,4 @@ nlohmann::json sw_params_json(const SwParams& p) {
   return json;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -12,7 +12,7 @@
 
 #include "sw.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 struct SwParams {
   std::string search;                 // the search's name (helix-wu swsearch make --name); "" in older WUs
@@ -30,4 +30,4 @@ struct SwParams {
 SwParams parse_sw_params(const nlohmann::json& json);
 nlohmann::json sw_params_json(const SwParams& params);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

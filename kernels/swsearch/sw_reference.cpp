@@ -14,7 +14,7 @@
 #include "sw.h"
 #include "sw_engine.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 constexpr int kMinusInfinity = std::numeric_limits<int>::min() / 2;  // no overflow when a penalty is subtracted
@@ -177,9 +177,9 @@ int score_of_cigar(const std::vector<std::uint8_t>& query, const std::vector<std
   return static_cast<int>(score);
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 SequenceSet make_target_set(const std::vector<std::vector<std::uint8_t>>& targets) {
   SequenceSet set;
@@ -253,4 +253,4 @@ std::vector<Alignment> SwEngine::alignments(const std::vector<std::vector<std::u
   return out;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -23,7 +23,7 @@
 #include "sw_server.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 namespace fs = std::filesystem;
 
@@ -281,4 +281,4 @@ ReportTexts sw_report_texts(const std::vector<QueryHits>& merged, const SwParams
   return texts;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -12,7 +12,7 @@
 
 #include "sw_params.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // One reported pair. Positions 1-based inclusive as BLAST prints them; the
 // start positions, identities, length and CIGAR only for the first
@@ -43,4 +43,4 @@ struct SearchResult {
   SearchPhases phases;  // this run's (after a restart, the scan since it)
 };
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -11,7 +11,7 @@
 #include "core/file_io.h"
 #include "sw.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Code of an upper-case letter or '*', or -1.
@@ -123,4 +123,4 @@ std::vector<FastaRecord> parse_fasta(std::string_view text, const std::string& w
   return records;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -23,7 +23,7 @@
 
 struct sqlite3;
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // ---------------------------------------------------------------- WU file names
 //
@@ -147,4 +147,4 @@ void add_sw_workunit_command(CLI::App& command, std::function<void(const Workuni
 // ServerFunctions::example_commands).
 std::vector<std::vector<std::string>> sw_example_commands(const std::string& dir);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -13,7 +13,7 @@
 
 #include "core/errors.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 struct KarlinRow {
@@ -83,4 +83,4 @@ double evalue(const KarlinAltschul& ka, int score, std::uint64_t query_length, s
   return ka.k * static_cast<double>(query_length) * static_cast<double>(database_residues) * std::exp(-ka.lambda * score);
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -13,7 +13,7 @@
 
 #include "sw.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 struct KarlinAltschul {
   double lambda, k, h;
@@ -25,4 +25,4 @@ KarlinAltschul karlin_altschul(const std::string& matrix_name, const GapPenaltie
 double bit_score(const KarlinAltschul& ka, int score);
 double evalue(const KarlinAltschul& ka, int score, std::uint64_t query_length, std::uint64_t database_residues);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

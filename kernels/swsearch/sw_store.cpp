@@ -11,7 +11,7 @@
 #include "core/sqlite_support.h"
 #include "sw_server.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 void create_sw_tables(sqlite3* db) {
   execute(db,
@@ -91,9 +91,9 @@ std::vector<QueryHits> sw_report(sqlite3* db, int top_hits, int alignments, cons
   return report;
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 // The first column of every row of `sql`, which takes `argument` as ?1 when not empty.
 std::vector<std::string> text_column(sqlite3* db, const char* sql, const std::string& argument) {
@@ -116,4 +116,4 @@ SwParams sw_search_params(sqlite3* db, const std::string& search) {
   return parse_sw_params(nlohmann::json::parse(found.front()));
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 std::string sw_summary_json(const SearchResult& result) {
   nlohmann::json queries = nlohmann::json::array();
@@ -19,4 +19,4 @@ std::string sw_summary_json(const SearchResult& result) {
   return summary.dump(1) + "\n";
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -9,8 +9,8 @@
 
 #include "sw_result.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 std::string sw_summary_json(const SearchResult& result);
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

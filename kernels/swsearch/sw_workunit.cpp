@@ -22,7 +22,7 @@
 #include "core/sqlite_support.h"
 #include "sw_server.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 
 namespace fs = std::filesystem;
 
@@ -337,4 +337,4 @@ std::vector<std::vector<std::string>> sw_example_commands(const std::string& dir
            "--out", dir}};
 }
 
-}  // namespace helix::sw
+}  // namespace helix::swsearch

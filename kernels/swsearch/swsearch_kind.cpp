@@ -14,19 +14,19 @@ namespace helix {
 namespace {
 
 ResultFiles run_swsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
-  const sw::SwParams params = sw::parse_sw_params(params_json);
+  const swsearch::SwParams params = swsearch::parse_sw_params(params_json);
   // One thread on the CPU: BOINC schedules a CPU task on one core.
-  auto engine = options.force_cpu ? sw::make_cpu_engine(1) : sw::make_gpu_engine(options.gpu_device);
+  auto engine = options.force_cpu ? swsearch::make_cpu_engine(1) : swsearch::make_gpu_engine(options.gpu_device);
   std::fprintf(stderr, "helix swsearch: %s %d/%d on %s\n", params.matrix_name.c_str(), params.gaps.open,
                params.gaps.extend, engine->description().c_str());
-  const sw::SearchResult result = sw::run_sw_job(params, *engine, runtime);
+  const swsearch::SearchResult result = swsearch::run_sw_job(params, *engine, runtime);
   std::fprintf(stderr,
                "helix swsearch: %zu queries against %llu targets (%llu residues): read %.3f s, load %.3f s, "
                "scan %.3f s, ends %.3f s, alignments %.3f s\n",
                result.queries.size(), static_cast<unsigned long long>(result.chunk_targets),
                static_cast<unsigned long long>(result.chunk_residues), result.phases.read, result.phases.load,
                result.phases.scan, result.phases.ends, result.phases.align);
-  return {{"hits", sw::hits_tsv(result)}, {"summary", sw::sw_summary_json(result)}};
+  return {{"hits", swsearch::hits_tsv(result)}, {"summary", swsearch::sw_summary_json(result)}};
 }
 
 KindSpec swsearch_kind() {
@@ -45,7 +45,7 @@ KindSpec swsearch_kind() {
 }  // namespace
 
 HELIX_DECLARE_KIND(swsearch, swsearch_kind(),
-                   (ServerFunctions{&sw::add_sw_workunit_command, &sw::check_sw_result, &sw::compare_sw_results,
-                                    &sw::create_sw_tables, &sw::store_sw_result, &sw::sw_example_commands}))
+                   (ServerFunctions{&swsearch::add_sw_workunit_command, &swsearch::check_sw_result, &swsearch::compare_sw_results,
+                                    &swsearch::create_sw_tables, &swsearch::store_sw_result, &swsearch::sw_example_commands}))
 
 }  // namespace helix

@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = helix::fuzz::text_of(data, size);
   helix::fuzz::bad_input_ok([&] { helix::split_fasta(text, "fuzz.fasta"); });
-  helix::fuzz::bad_input_ok([&] { helix::sw::parse_fasta(text, "fuzz.fasta"); });
-  helix::fuzz::bad_input_ok([&] { helix::hmm::parse_targets(text, "fuzz.fasta"); });
+  helix::fuzz::bad_input_ok([&] { helix::swsearch::parse_fasta(text, "fuzz.fasta"); });
+  helix::fuzz::bad_input_ok([&] { helix::hmmsearch::parse_targets(text, "fuzz.fasta"); });
   return 0;
 }

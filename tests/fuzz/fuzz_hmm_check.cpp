@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static helix::fuzz::ResultFiles result(6);
   const auto& files = result.write(data, size);
-  helix::hmm::check_hmm_result(files, {});
-  helix::hmm::compare_hmm_results(files, files);
+  helix::hmmsearch::check_hmm_result(files, {});
+  helix::hmmsearch::compare_hmm_results(files, files);
   return 0;
 }

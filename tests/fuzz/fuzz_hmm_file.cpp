@@ -5,6 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = helix::fuzz::text_of(data, size);
-  helix::fuzz::bad_input_ok([&] { helix::hmm::parse_hmm_file(text, "fuzz.hmm"); });
+  helix::fuzz::bad_input_ok([&] { helix::hmmsearch::parse_hmm_file(text, "fuzz.hmm"); });
   return 0;
 }

@@ -8,8 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::string> parts = helix::fuzz::split_parts(helix::fuzz::text_of(data, size));
   helix::fuzz::bad_input_ok([&] {
-    std::vector<helix::hmm::ScoreRow> rows = helix::hmm::parse_scores_tsv(parts[0], 0);
-    if (parts.size() > 1) helix::hmm::parse_domains_tsv(parts[1], rows);
+    std::vector<helix::hmmsearch::ScoreRow> rows = helix::hmmsearch::parse_scores_tsv(parts[0], 0);
+    if (parts.size() > 1) helix::hmmsearch::parse_domains_tsv(parts[1], rows);
   });
   return 0;
 }

@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static helix::fuzz::ResultFiles result(2);
   const auto& files = result.write(data, size);
-  helix::sw::check_sw_result(files, {});
-  helix::sw::compare_sw_results(files, files);
+  helix::swsearch::check_sw_result(files, {});
+  helix::swsearch::compare_sw_results(files, files);
   return 0;
 }

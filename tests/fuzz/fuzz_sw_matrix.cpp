@@ -5,6 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = helix::fuzz::text_of(data, size);
-  helix::fuzz::bad_input_ok([&] { helix::sw::parse_ncbi_matrix(text, "FUZZ"); });
+  helix::fuzz::bad_input_ok([&] { helix::swsearch::parse_ncbi_matrix(text, "FUZZ"); });
   return 0;
 }

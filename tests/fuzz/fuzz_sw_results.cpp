@@ -6,8 +6,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = helix::fuzz::text_of(data, size);
-  helix::fuzz::bad_input_ok([&] { helix::sw::parse_hits_tsv(text); });
+  helix::fuzz::bad_input_ok([&] { helix::swsearch::parse_hits_tsv(text); });
   const std::vector<std::uint8_t> bytes(data, data + size);
-  helix::fuzz::bad_input_ok([&] { helix::sw::decode_chunk(bytes, 1u << 20); });
+  helix::fuzz::bad_input_ok([&] { helix::swsearch::decode_chunk(bytes, 1u << 20); });
   return 0;
 }

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using helix::fuzz::bad_input_ok;
   if (kind.empty() || kind == "mrf") bad_input_ok([&] { helix::mrf::parse_mrf_params(params); });
   if (kind.empty() || kind == "glcm") bad_input_ok([&] { helix::glcm::parse_glcm_params(params); });
-  if (kind.empty() || kind == "swsearch") bad_input_ok([&] { helix::sw::parse_sw_params(params); });
-  if (kind.empty() || kind == "hmmsearch") bad_input_ok([&] { helix::hmm::parse_hmm_params(params); });
+  if (kind.empty() || kind == "swsearch") bad_input_ok([&] { helix::swsearch::parse_sw_params(params); });
+  if (kind.empty() || kind == "hmmsearch") bad_input_ok([&] { helix::hmmsearch::parse_hmm_params(params); });
   return 0;
 }

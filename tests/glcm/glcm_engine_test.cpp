@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/gpu_devices.h"
 #include "glcm_engine.h"
 
 namespace helix::glcm {
@@ -138,7 +139,7 @@ TEST(GlcmCpuEngine, RefusesBadBlocksAndWindowsOffTheImage) {
 }
 
 TEST(GlcmGpuEngine, EqualsTheCpuEngineOnEveryLevelAndDistance) {
-  if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const GreyImage image = textured_image(101, 83, 11);
   const std::vector<WindowCentre> centres = irregular_centres(101, 83);
   auto cpu = make_cpu_engine();
@@ -171,7 +172,7 @@ TEST(GlcmGpuEngine, EqualsTheCpuEngineOnEveryLevelAndDistance) {
 // and zero-entropy cases) and a one-pixel checkerboard (two levels, every
 // difference in one bin), with full 32-window segments on every row.
 TEST(GlcmGpuEngine, EqualsTheCpuEngineOnFlatAndCheckerboardImages) {
-  if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const int size = 64;
   GreyImage flat{size, size, std::vector<std::uint8_t>(size * size, 201)};
   GreyImage checkerboard{size, size, {}};
@@ -193,7 +194,7 @@ TEST(GlcmGpuEngine, EqualsTheCpuEngineOnFlatAndCheckerboardImages) {
 }
 
 TEST(GlcmGpuEngine, EmptyAndSingleWindowImages) {
-  if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const GreyImage image = textured_image(33, 33, 3);
   auto gpu = make_gpu_engine(0);
   gpu->load(image, {});

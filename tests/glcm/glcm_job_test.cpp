@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gpu_devices.h"
 #include "core/directory_runtime.h"
 #include "core/errors.h"
 #include "core/file_io.h"
@@ -285,7 +286,7 @@ TEST_F(GlcmJob, BadInputGivesOneErrorAndNoResult) {
 }
 
 TEST_F(GlcmJob, GpuWritesTheCpuBytes) {
-  if (glcm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   nlohmann::json params = two_image_params();
   params.erase("distances");  // all 25
   int restarts = 0;

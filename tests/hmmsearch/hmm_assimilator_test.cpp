@@ -54,26 +54,26 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   const std::string db_path = d.dir + "/results.sqlite";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  hmm::create_hmm_tables(db);
-  hmm::create_hmm_tables(db);  // idempotent
+  hmmsearch::create_hmm_tables(db);
+  hmmsearch::create_hmm_tables(db);  // idempotent
   for (std::size_t c = 0; c < run.specs.size(); ++c) {
     const HmmResult result = run_hmm_spec(run.specs[c], d.dir);
-    ASSERT_EQ(hmm::check_hmm_result(result.files(), {d.dir + "/in"}).reason, "");
-    hmm::store_hmm_result(db, 100 + c, result.files());
+    ASSERT_EQ(hmmsearch::check_hmm_result(result.files(), {d.dir + "/in"}).reason, "");
+    hmmsearch::store_hmm_result(db, 100 + c, result.files());
     if (c == 0) {
-      EXPECT_THROW(hmm::hmm_report(db, "as", false), InputError);  // 1 of 7 chunks
-      EXPECT_EQ(hmm::hmm_report(db, "as", true).chunks_stored, 1u);
+      EXPECT_THROW(hmmsearch::hmm_report(db, "as", false), InputError);  // 1 of 7 chunks
+      EXPECT_EQ(hmmsearch::hmm_report(db, "as", true).chunks_stored, 1u);
       const long long rows = count_rows(db, "hmmsearch_passed"), domains = count_rows(db, "hmmsearch_domains");
       EXPECT_EQ(count_rows(db, "hmmsearch_targets"), rows);
-      hmm::store_hmm_result(db, 100, result.files());  // re-assimilating changes nothing
+      hmmsearch::store_hmm_result(db, 100, result.files());  // re-assimilating changes nothing
       EXPECT_EQ(count_rows(db, "hmmsearch_passed"), rows);
       EXPECT_EQ(count_rows(db, "hmmsearch_targets"), rows);
       EXPECT_EQ(count_rows(db, "hmmsearch_domains"), domains);
       EXPECT_EQ(count_rows(db, "hmmsearch_profiles"), 3);
     }
   }
-  EXPECT_EQ(hmm::hmm_searches(db), std::vector<std::string>{"as"});
-  const hmm::SearchReport report = hmm::hmm_report(db, "as", false);
+  EXPECT_EQ(hmmsearch::hmm_searches(db), std::vector<std::string>{"as"});
+  const hmmsearch::SearchReport report = hmmsearch::hmm_report(db, "as", false);
   sqlite3_close(db);
   EXPECT_EQ(report.chunks_stored, 7u);
   EXPECT_THROW(
@@ -81,7 +81,7 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
         sqlite3* other = nullptr;
         sqlite3_open(db_path.c_str(), &other);
         try {
-          hmm::hmm_report(other, "nosuch", false);
+          hmmsearch::hmm_report(other, "nosuch", false);
         } catch (...) {
           sqlite3_close(other);
           throw;
@@ -95,11 +95,11 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
                                      "-E", "0.01", "--out", d.dir + "/whole"});
   ASSERT_EQ(whole_run.specs.size(), 1u);
   fs::create_directories(d.dir + "/whole_result");
-  const hmm::HmmJobResult whole = run_hmm_spec(whole_run.specs[0], d.dir + "/whole_result").result;
+  const hmmsearch::HmmJobResult whole = run_hmm_spec(whole_run.specs[0], d.dir + "/whole_result").result;
   EXPECT_EQ(report.params.database_sequences, 2045u);
   ASSERT_EQ(report.profiles.size(), 3u);
   for (std::uint32_t p = 0; p < 3; ++p) {
-    const hmm::PipelineCounts &got = report.profiles[p].counts, &want = whole.profiles[p].counts;
+    const hmmsearch::PipelineCounts &got = report.profiles[p].counts, &want = whole.profiles[p].counts;
     EXPECT_EQ(got.targets, want.targets);
     EXPECT_EQ(got.residues, want.residues);
     EXPECT_EQ(got.past_msv, want.past_msv);
@@ -111,13 +111,13 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   ASSERT_EQ(report.rows.size(), whole.rows.size());
   std::size_t domains = 0;
   for (std::size_t k = 0; k < report.rows.size(); ++k) {
-    const hmm::ScoreRow &got = report.rows[k], &want = whole.rows[k];
+    const hmmsearch::ScoreRow &got = report.rows[k], &want = whole.rows[k];
     EXPECT_TRUE(got.profile == want.profile && got.ordinal == want.ordinal && got.name == want.name &&
                 got.description == want.description)
         << k;
-    EXPECT_TRUE(hmm::same_scores(got.scores, want.scores)) << got.name;
-    EXPECT_TRUE(hmm::same_domains(got.domains, want.domains)) << got.name << ": "
-                                                             << hmm::domains_difference(got.domains, want.domains);
+    EXPECT_TRUE(hmmsearch::same_scores(got.scores, want.scores)) << got.name;
+    EXPECT_TRUE(hmmsearch::same_domains(got.domains, want.domains)) << got.name << ": "
+                                                             << hmmsearch::domains_difference(got.domains, want.domains);
     domains += got.domains.definition.domains.size();
   }
   EXPECT_GT(domains, 60u);  // the globins, fn3 repeats and real kinases, from several chunks
@@ -125,8 +125,8 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   // reported over the whole database, which no single chunk knows).
   std::size_t reported_rows = 0;
   for (std::uint32_t p = 0; p < 3; ++p) {
-    const hmm::ProfileTexts merged = hmm::profile_texts(report.profiles[p], p, report.rows, report.params, true);
-    const hmm::ProfileTexts single = hmm::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
+    const hmmsearch::ProfileTexts merged = hmmsearch::profile_texts(report.profiles[p], p, report.rows, report.params, true);
+    const hmmsearch::ProfileTexts single = hmmsearch::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
     EXPECT_EQ(merged.tblout, single.tblout) << report.profiles[p].name;
     EXPECT_EQ(merged.domtblout, single.domtblout) << report.profiles[p].name;
     EXPECT_EQ(merged.out, single.out) << report.profiles[p].name;
@@ -134,7 +134,7 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
     reported_rows -= 3;  // the header lines
   }
   EXPECT_GT(reported_rows, 45u);
-  EXPECT_NE(hmm::profile_texts(report.profiles[0], 0, report.rows, report.params, true)
+  EXPECT_NE(hmmsearch::profile_texts(report.profiles[0], 0, report.rows, report.params, true)
                 .out.find("  [number of targets reported over threshold]\n"),
             std::string::npos);
 
@@ -143,7 +143,7 @@ TEST(HmmAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   ASSERT_EQ(reported.error, "");
   for (std::uint32_t p = 0; p < 3; ++p) {
     const std::string base = d.dir + "/report/as." + report.profiles[p].name;
-    const hmm::ProfileTexts single = hmm::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
+    const hmmsearch::ProfileTexts single = hmmsearch::profile_texts(whole.profiles[p], p, whole.rows, whole.params, true);
     EXPECT_EQ(read_file_text(base + ".tblout"), single.tblout);
     EXPECT_EQ(read_file_text(base + ".domtblout"), single.domtblout);
     EXPECT_EQ(read_file_text(base + ".out"), single.out);

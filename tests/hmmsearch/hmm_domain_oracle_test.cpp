@@ -37,7 +37,7 @@
 #include "hmm_search.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -66,7 +66,7 @@ Tables run_hmmsearch(const std::string& hmm, const std::string& fasta, const Tem
 // once, then each query's rows).
 Tables run_ours(const std::vector<ProfileHmm>& models, const std::vector<TargetSequence>& targets) {
   const SequenceSet chunk = make_target_chunk(targets);
-  std::unique_ptr<HmmEngine> engine = make_reference_engine();
+  std::unique_ptr<HmmEngine> engine = make_cpu_engine();
   engine->load_targets(chunk);
   PipelineOptions options;
   options.database_sequences = kZ;
@@ -231,4 +231,4 @@ INSTANTIATE_TEST_SUITE_P(PlantedHomologs, HmmDomainOraclePlanted,
                          profile_test_name);
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

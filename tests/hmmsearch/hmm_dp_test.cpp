@@ -16,7 +16,7 @@
 #include "hmm_file.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -137,4 +137,4 @@ INSTANTIATE_TEST_SUITE_P(Profiles, HmmDp,
                          });
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

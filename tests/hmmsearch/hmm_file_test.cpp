@@ -9,7 +9,7 @@
 #include "core/file_io.h"
 #include "hmm_file.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 namespace fs = std::filesystem;
@@ -132,4 +132,4 @@ TEST_F(HmmFile, DamagedFilesGiveOneClearError) {
 }
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -14,13 +14,14 @@
 
 #include <gtest/gtest.h>
 
+#include "core/gpu_devices.h"
 #include "core/file_io.h"
 #include "hmm_file.h"
 #include "hmm_pipeline.h"
 #include "hmm_domains.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -69,7 +70,7 @@ std::vector<TargetSequence> edge_targets(const ProfileHmm& hmm) {
 class HmmGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (hmm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
     if (!std::filesystem::exists(kTutorial + "globins4.hmm") || !std::filesystem::exists(kProteins))
       GTEST_SKIP() << "hmmer-examples or mmseqs2-examples is not installed";
   }
@@ -79,7 +80,7 @@ class HmmGpu : public ::testing::Test {
     const SearchProfile profile = configure_profile(hmm);
     const SequenceSet chunk = make_target_chunk(targets);
     auto gpu = make_gpu_engine(0, warp_msv);
-    auto reference = make_reference_engine();
+    auto reference = make_cpu_engine();
     for (HmmEngine* engine : {gpu.get(), reference.get()}) engine->load_targets(chunk), engine->load_profile(profile);
 
     const std::vector<float> msv = reference->msv_scores(), gpu_msv = gpu->msv_scores();
@@ -263,4 +264,4 @@ TEST_F(HmmGpu, ThreadPerTargetMsvPath) {
 }
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gpu_devices.h"
 #include "core/directory_runtime.h"
 #include "core/errors.h"
 #include "core/file_io.h"
@@ -25,7 +26,7 @@ namespace helix {
 const KindSpec& hmmsearch_kind_spec();
 }
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 namespace fs = std::filesystem;
@@ -128,11 +129,11 @@ TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
   // The pipeline over the whole chunk at once, with the reference engine.
   const auto hmms = parse_hmm_file(profiles_text_, "profiles");
   const SequenceSet chunk = make_target_chunk(targets_);
-  auto reference = make_reference_engine();
+  auto reference = make_cpu_engine();
   reference->load_targets(chunk);
   DirectoryRuntime runtime(dir_.string());
   runtime.set_checkpoint_every_call(false);
-  auto engine = make_reference_engine();
+  auto engine = make_cpu_engine();
   const HmmJobResult result = run_hmm_job(params(7), *engine, runtime, false);  // 7 blocks, the last of 3
   ASSERT_EQ(result.profiles.size(), 2u);
   EXPECT_EQ(result.engine, "cpu-reference");
@@ -185,7 +186,7 @@ TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
 TEST_F(HmmJob, ScoresAreExactBothWaysAndOnlyCanonicalTextIsRead) {
   DirectoryRuntime runtime(dir_.string());
   runtime.set_checkpoint_every_call(false);
-  auto engine = make_reference_engine();
+  auto engine = make_cpu_engine();
   HmmJobResult result = run_hmm_job(params(16), *engine, runtime, false);
   ASSERT_FALSE(result.rows.empty());
   // Extremes a row may hold: MSV beyond the byte range (+inf), no Viterbi run.
@@ -224,7 +225,7 @@ TEST_F(HmmJob, ScoresAreExactBothWaysAndOnlyCanonicalTextIsRead) {
 TEST_F(HmmJob, DomainsAreExactBothWaysAndOnlyCanonicalTextIsRead) {
   DirectoryRuntime runtime(dir_.string());
   runtime.set_checkpoint_every_call(false);
-  auto engine = make_reference_engine();
+  auto engine = make_cpu_engine();
   const HmmJobResult result = run_hmm_job(params(16), *engine, runtime, false);
   const std::string text = domains_tsv(result.rows);
   std::vector<ScoreRow> back = result.rows;
@@ -301,7 +302,7 @@ TEST_F(HmmJob, RestartsAfterEveryBlockGiveTheSameBytes) {
 }
 
 TEST_F(HmmJob, GpuWritesTheCpuBytes) {
-  if (hmm_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   int restarts = 0;
   const auto cpu = run_app(dir_, params(16), true, false, &restarts);
   remove_outputs(dir_);
@@ -365,7 +366,7 @@ class FaultyEngine : public HmmEngine {
 
  private:
   Fault fault_;
-  std::unique_ptr<HmmEngine> inner_ = make_reference_engine();
+  std::unique_ptr<HmmEngine> inner_ = make_cpu_engine();
 };
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
@@ -468,4 +469,4 @@ TEST_F(HmmJob, BadInputGivesOneErrorAndNoResult) {
 }
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

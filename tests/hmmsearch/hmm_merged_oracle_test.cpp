@@ -39,12 +39,12 @@
 namespace helix::test {
 namespace {
 namespace fs = std::filesystem;
-namespace data = hmm::test_data;
-using hmm::oracle_util::first_records;
-using hmm::oracle_util::lines_of;
-using hmm::oracle_util::query_texts;
-using hmm::oracle_util::shell_quoted;
-using hmm::oracle_util::table_lines;
+namespace data = hmmsearch::test_data;
+using hmmsearch::oracle_util::first_records;
+using hmmsearch::oracle_util::lines_of;
+using hmmsearch::oracle_util::query_texts;
+using hmmsearch::oracle_util::shell_quoted;
+using hmmsearch::oracle_util::table_lines;
 
 const std::string kHmmsearch = "/usr/bin/hmmsearch";
 const std::vector<std::string> kProfileNames = {"Pkinase", "fn3"};  // in the profiles file's order

@@ -76,7 +76,7 @@
 #include "hmm_pipeline.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -90,7 +90,7 @@ constexpr double kZ = 1000000;  // -Z: the database size the E-values are for
 
 // ---------------------------------------------------------------- helpers
 
-using namespace helix::hmm::oracle_util;  // NOLINT: the oracle helpers
+using namespace helix::hmmsearch::oracle_util;  // NOLINT: the oracle helpers
 
 // ------------------------------------------------------- hmmsearch's side
 
@@ -187,7 +187,7 @@ struct OurQuery {
 
 std::vector<OurQuery> run_reference(const std::vector<ProfileHmm>& models, const std::vector<TargetSequence>& targets) {
   const SequenceSet chunk = make_target_chunk(targets);
-  std::unique_ptr<HmmEngine> engine = make_reference_engine();
+  std::unique_ptr<HmmEngine> engine = make_cpu_engine();
   engine->load_targets(chunk);
   PipelineOptions options;
   options.database_sequences = kZ;
@@ -494,4 +494,4 @@ INSTANTIATE_TEST_SUITE_P(PlantedHomologs, HmmOraclePlanted,
                          profile_test_name);
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace helix::hmm::oracle_util {
+namespace helix::hmmsearch::oracle_util {
 
 namespace fs = std::filesystem;
 
@@ -133,4 +133,4 @@ inline std::string query_texts(const std::string& output) {
   return text;
 }
 
-}  // namespace helix::hmm::oracle_util
+}  // namespace helix::hmmsearch::oracle_util

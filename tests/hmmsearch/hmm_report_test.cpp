@@ -34,7 +34,7 @@
 #include "hmm_report.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -556,4 +556,4 @@ TEST_F(HmmsearchOutput, PkinaseAndFn3OnProteins) {
 }
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -24,7 +24,7 @@
 #include "hmm_sampling.h"
 #include "hmm_test_data.h"
 
-namespace helix::hmm {
+namespace helix::hmmsearch {
 namespace {
 
 using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
@@ -606,4 +606,4 @@ TEST(SampleRegion, TheWalkKeepsWhatTheTracesSay) {
 }
 
 }  // namespace
-}  // namespace helix::hmm
+}  // namespace helix::hmmsearch

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace helix::hmm::test_data {
+namespace helix::hmmsearch::test_data {
 
 inline std::string data_dir(const char* variable, const char* fallback) {
   const char* value = std::getenv(variable);
@@ -19,4 +19,4 @@ inline const std::string kTestsuite = kExamples + "testsuite/";
 inline const std::string kProteins =
     data_dir("HELIX_MMSEQS_EXAMPLES", "/usr/share/doc/mmseqs2/example-data") + "DB.fasta.gz";
 
-}  // namespace helix::hmm::test_data
+}  // namespace helix::hmmsearch::test_data

@@ -42,25 +42,25 @@ WuRun run_hmm_wu(const std::vector<std::string>& args) {
   return run_workunit_command("hmmsearch", args);
 }
 
-void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths) {
-  write_file_atomic(paths[hmm::kTbloutFile], hmm::tblout_output(result));
-  write_file_atomic(paths[hmm::kDomtbloutFile], hmm::domtblout_output(result));
-  write_file_atomic(paths[hmm::kOutFile], hmm::out_output(result));
-  write_file_atomic(paths[hmm::kScoresFile], hmm::scores_tsv(result.rows));
-  write_file_atomic(paths[hmm::kDomainsFile], hmm::domains_tsv(result.rows));
-  write_file_atomic(paths[hmm::kSummaryFile], hmm::hmm_summary_json(result));
+void write_hmm_files(const hmmsearch::HmmJobResult& result, const std::vector<std::string>& paths) {
+  write_file_atomic(paths[hmmsearch::kTbloutFile], hmmsearch::tblout_output(result));
+  write_file_atomic(paths[hmmsearch::kDomtbloutFile], hmmsearch::domtblout_output(result));
+  write_file_atomic(paths[hmmsearch::kOutFile], hmmsearch::out_output(result));
+  write_file_atomic(paths[hmmsearch::kScoresFile], hmmsearch::scores_tsv(result.rows));
+  write_file_atomic(paths[hmmsearch::kDomainsFile], hmmsearch::domains_tsv(result.rows));
+  write_file_atomic(paths[hmmsearch::kSummaryFile], hmmsearch::hmm_summary_json(result));
 }
 
 HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir) {
   const std::string run_dir = scratch_dir("hmm_run");
   for (const auto& [logical, path] : spec.inputs) fs::copy_file(path, run_dir + "/" + logical);
-  const hmm::HmmParams params = hmm::parse_hmm_params(nlohmann::json::parse(read_file_text(run_dir + "/params")));
+  const hmmsearch::HmmParams params = hmmsearch::parse_hmm_params(nlohmann::json::parse(read_file_text(run_dir + "/params")));
   DirectoryRuntime runtime(run_dir);
   runtime.set_checkpoint_every_call(false);
-  auto engine = hmm::make_reference_engine();
+  auto engine = hmmsearch::make_cpu_engine();
   HmmResult out;
-  out.result = hmm::run_hmm_job(params, *engine, runtime, false);
-  for (std::size_t k = 0; k < hmm::kResultFiles; ++k) out.paths.push_back(result_dir + "/" + spec.name + "_0_" + std::to_string(k));
+  out.result = hmmsearch::run_hmm_job(params, *engine, runtime, false);
+  for (std::size_t k = 0; k < hmmsearch::kResultFiles; ++k) out.paths.push_back(result_dir + "/" + spec.name + "_0_" + std::to_string(k));
   write_hmm_files(out.result, out.paths);
   fs::remove_all(run_dir);
   return out;

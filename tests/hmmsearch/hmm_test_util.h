@@ -32,11 +32,11 @@ WuRun run_hmm_wu(const std::vector<std::string>& args);
 
 struct HmmResult {
   std::vector<std::string> paths;  // tblout, domtblout, out, scores, domains, summary
-  hmm::HmmJobResult result;
+  hmmsearch::HmmJobResult result;
   const std::vector<std::string>& files() const { return paths; }
 };
 // Writes `result`'s six files as the app does, under `paths`.
-void write_hmm_files(const hmm::HmmJobResult& result, const std::vector<std::string>& paths);
+void write_hmm_files(const hmmsearch::HmmJobResult& result, const std::vector<std::string>& paths);
 // Runs WU `spec` (inputs as helix-wu wrote them) with the reference engine and
 // writes its outputs into `result_dir` as <wu>_0_0 .. <wu>_0_5.
 HmmResult run_hmm_spec(const WorkunitSpec& spec, const std::string& result_dir);

@@ -92,8 +92,8 @@ TEST(HmmTools, SearchThroughTheRealProgramsEqualsOneWholeRun) {
   fs::create_directories(dir + "/whole_result");
   const HmmResult expected = run_hmm_spec(whole.specs[0], dir + "/whole_result");
   for (std::uint32_t p = 0; p < 2; ++p) {
-    const hmm::ProfileOutcome& profile = expected.result.profiles[p];
-    const hmm::ProfileTexts texts = hmm::profile_texts(profile, p, expected.result.rows, expected.result.params, true);
+    const hmmsearch::ProfileOutcome& profile = expected.result.profiles[p];
+    const hmmsearch::ProfileTexts texts = hmmsearch::profile_texts(profile, p, expected.result.rows, expected.result.params, true);
     const std::string base = dir + "/report/tl." + profile.name;
     EXPECT_EQ(read_file_text(base + ".tblout"), texts.tblout);
     EXPECT_EQ(read_file_text(base + ".domtblout"), texts.domtblout);

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Budgets covering every target of the small WU: the verdicts are deterministic.
-const hmm::SampleCheck kEveryTarget{100000, 100000, 1};
+const hmmsearch::SampleCheck kEveryTarget{100000, 100000, 1};
 
 struct Genuine {
   std::string inputs_dir;
@@ -44,7 +44,7 @@ Genuine genuine(const std::string& tag) {
 CheckOutcome check(const Genuine& g, bool with_inputs) {
   ServerOptions options;
   if (with_inputs) options.inputs_dir = g.inputs_dir;
-  return hmm::check_hmm_result(g.result.files(), options, kEveryTarget);
+  return hmmsearch::check_hmm_result(g.result.files(), options, kEveryTarget);
 }
 
 void expect_invalid(const CheckOutcome& outcome, const std::string& words) {
@@ -55,7 +55,7 @@ void expect_invalid(const CheckOutcome& outcome, const std::string& words) {
 TEST(HmmValidator, GenuineResultIsValidWithAndWithoutInputs) {
   SKIP_WITHOUT_HMM_DATA();
   const Genuine g = genuine("hmm_val_ok");
-  const hmm::HmmJobResult& r = g.result.result;
+  const hmmsearch::HmmJobResult& r = g.result.result;
   ASSERT_EQ(r.profiles.size(), 2u);
   bool reported = false, unreported = false;
   for (const auto& row : r.rows) (row.scores.reported ? reported : unreported) = true;
@@ -63,8 +63,8 @@ TEST(HmmValidator, GenuineResultIsValidWithAndWithoutInputs) {
   EXPECT_EQ(check(g, false).reason, "");
   const CheckOutcome full = check(g, true);
   EXPECT_EQ(full.verdict, Verdict::kValid) << full.reason;
-  EXPECT_EQ(hmm::check_hmm_result(g.result.files(), {g.inputs_dir}).verdict, Verdict::kValid);  // the default sample
-  EXPECT_EQ(hmm::check_hmm_result({g.result.paths[0], g.result.paths[3]}, {}).verdict, Verdict::kInvalid);
+  EXPECT_EQ(hmmsearch::check_hmm_result(g.result.files(), {g.inputs_dir}).verdict, Verdict::kValid);  // the default sample
+  EXPECT_EQ(hmmsearch::check_hmm_result({g.result.paths[0], g.result.paths[3]}, {}).verdict, Verdict::kInvalid);
 }
 
 TEST(HmmValidator, FilesThatDisagreeAreCaughtWithoutInputs) {
@@ -79,18 +79,18 @@ TEST(HmmValidator, FilesThatDisagreeAreCaughtWithoutInputs) {
   write_hmm_files(g.result.result, paths);
   EXPECT_EQ(check(g, false).verdict, Verdict::kValid);
   // A domtblout row dropped; the text report changed by one character.
-  std::string domtblout = read_file_text(paths[hmm::kDomtbloutFile]);
+  std::string domtblout = read_file_text(paths[hmmsearch::kDomtbloutFile]);
   domtblout.erase(domtblout.rfind("\nMYG_"), domtblout.find('\n', domtblout.rfind("\nMYG_") + 1) - domtblout.rfind("\nMYG_"));
-  write_file_atomic(paths[hmm::kDomtbloutFile], domtblout);
+  write_file_atomic(paths[hmmsearch::kDomtbloutFile], domtblout);
   expect_invalid(check(g, false), "domtblout is");
   write_hmm_files(g.result.result, paths);
-  std::string out = read_file_text(paths[hmm::kOutFile]);
+  std::string out = read_file_text(paths[hmmsearch::kOutFile]);
   out[out.find("== domain 1") + 3] = 'D';
-  write_file_atomic(paths[hmm::kOutFile], out);
+  write_file_atomic(paths[hmmsearch::kOutFile], out);
   expect_invalid(check(g, false), "out differs");
   write_hmm_files(g.result.result, paths);
   // A reported flag flipped (and the tblout rewritten to match): -E says otherwise.
-  hmm::HmmJobResult forged = g.result.result;
+  hmmsearch::HmmJobResult forged = g.result.result;
   forged.rows.front().scores.reported = !forged.rows.front().scores.reported;
   write_hmm_files(forged, paths);
   expect_invalid(check(g, false), "reported disagrees with its E-value");
@@ -111,7 +111,7 @@ TEST(HmmValidator, FilesThatDisagreeAreCaughtWithoutInputs) {
   expect_invalid(check(g, false), "rows where the summary counts");
   // An envelope running past the end of its target.
   forged = g.result.result;
-  hmm::TargetDomains& first = forged.rows[0].domains;
+  hmmsearch::TargetDomains& first = forged.rows[0].domains;
   ASSERT_FALSE(first.definition.domains.empty());
   first.definition.domains[0].jenv = static_cast<int>(first.length) + 1;
   write_hmm_files(forged, paths);
@@ -133,7 +133,7 @@ TEST(HmmValidator, ConsistentForgeriesAreCaughtByTheCpuRerun) {
   const Genuine g = genuine("hmm_val_rerun");
   const auto& paths = g.result.paths;
   // A Forward score nudged (not printed in tblout): every file stays consistent.
-  hmm::HmmJobResult forged = g.result.result;
+  hmmsearch::HmmJobResult forged = g.result.result;
   forged.rows[2].scores.forward_nats += 0.25f;
   write_hmm_files(forged, paths);
   EXPECT_EQ(check(g, false).verdict, Verdict::kValid);
@@ -156,7 +156,7 @@ TEST(HmmValidator, ConsistentForgeriesAreCaughtByTheCpuRerun) {
 }
 
 // The index of a reported row with one domain whose envelope ends before its target does.
-std::size_t single_domain_row(const hmm::HmmJobResult& result) {
+std::size_t single_domain_row(const hmmsearch::HmmJobResult& result) {
   for (std::size_t k = 0; k < result.rows.size(); ++k) {
     const auto& domains = result.rows[k].domains.definition.domains;
     if (domains.size() == 1 && domains[0].jenv < result.rows[k].domains.length && result.rows[k].scores.reported)
@@ -172,7 +172,7 @@ TEST(HmmValidator, ForgedDomainsAreCaughtByTheCpuRerun) {
   const auto& paths = g.result.paths;
   const std::size_t k = single_domain_row(g.result.result);
   // The envelope one residue wider: consistent files (domtblout and out show it).
-  hmm::HmmJobResult forged = g.result.result;
+  hmmsearch::HmmJobResult forged = g.result.result;
   forged.rows[k].domains.definition.domains[0].jenv += 1;
   write_hmm_files(forged, paths);
   EXPECT_EQ(check(g, false).reason, "");
@@ -192,7 +192,7 @@ TEST(HmmValidator, ForgedDomainsAreCaughtByTheCpuRerun) {
   expect_invalid(check(g, true), "score_bits");
   // A kept target claimed dropped (it vanishes from every report).
   forged = g.result.result;
-  forged.rows[k].domains.scores = hmm::TargetScores{};
+  forged.rows[k].domains.scores = hmmsearch::TargetScores{};
   forged.rows[k].domains.scores.dropped = true;
   forged.rows[k].domains.definition.domains.clear();
   write_hmm_files(forged, paths);
@@ -203,7 +203,7 @@ TEST(HmmValidator, ForgedDomainsAreCaughtByTheCpuRerun) {
 TEST(HmmValidator, AnotherWusParamsAreRefusedAndMissingInputsAreTransient) {
   SKIP_WITHOUT_HMM_DATA();
   const Genuine g = genuine("hmm_val_params");
-  hmm::HmmJobResult forged = g.result.result;
+  hmmsearch::HmmJobResult forged = g.result.result;
   forged.params.F3 = 1e-4;  // a cheaper search than the WU asked for
   write_hmm_files(forged, g.result.paths);
   EXPECT_EQ(check(g, false).verdict, Verdict::kValid);
@@ -218,22 +218,22 @@ TEST(HmmValidator, AnotherWusParamsAreRefusedAndMissingInputsAreTransient) {
 TEST(HmmValidator, CompareIgnoresTheEngineOnly) {
   SKIP_WITHOUT_HMM_DATA();
   const Genuine a = genuine("hmm_cmp_a"), b = genuine("hmm_cmp_b");
-  hmm::HmmJobResult other = b.result.result;
+  hmmsearch::HmmJobResult other = b.result.result;
   other.engine = "some GPU";
   write_hmm_files(other, b.result.paths);
-  EXPECT_EQ(hmm::compare_hmm_results(a.result.files(), b.result.files()).verdict, Verdict::kValid);
+  EXPECT_EQ(hmmsearch::compare_hmm_results(a.result.files(), b.result.files()).verdict, Verdict::kValid);
   // One float step in one score: valid alone, not the same result.
   other.rows[1].scores.filter_nats = std::nextafter(other.rows[1].scores.filter_nats, 0.0f);
   write_hmm_files(other, b.result.paths);
   EXPECT_EQ(check({b.inputs_dir, {b.result.paths, other}}, false).verdict, Verdict::kValid);
-  expect_invalid(hmm::compare_hmm_results(a.result.files(), b.result.files()), "filter_nats");
+  expect_invalid(hmmsearch::compare_hmm_results(a.result.files(), b.result.files()), "filter_nats");
   // One domain's optimal-accuracy score.
   other = b.result.result;
   other.engine = "some GPU";
   float& oasc = other.rows[single_domain_row(other)].domains.definition.domains[0].oasc;
   oasc = std::nextafter(oasc, 0.0f);
   write_hmm_files(other, b.result.paths);
-  expect_invalid(hmm::compare_hmm_results(a.result.files(), b.result.files()), "domain 1 oasc");
+  expect_invalid(hmmsearch::compare_hmm_results(a.result.files(), b.result.files()), "domain 1 oasc");
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
   SKIP_WITHOUT_HMM_DATA();
   const std::string dir = scratch_dir("hmm_wu"), out = dir + "/out";
   const std::string db = tutorial_file("globins45.fa");
-  const auto database = hmm::parse_targets(read_file_text(db), "globins45");
+  const auto database = hmmsearch::parse_targets(read_file_text(db), "globins45");
   std::uint64_t residues = 0;
   for (const auto& t : database) residues += t.codes.size();
   const auto run = run_hmm_wu({"hmmsearch", "make", "--name", "gl", "--profiles",
@@ -39,7 +39,7 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
     EXPECT_EQ(spec.inputs[1], std::make_pair(std::string("profiles"), out + "/gl.profiles.hmm"));
     EXPECT_EQ(spec.inputs[2], std::make_pair(std::string("database"), out + "/gl.chunk_" + std::to_string(c) + ".fa"));
     EXPECT_EQ(spec.outputs, (std::vector<std::string>{"tblout", "domtblout", "out", "scores", "domains", "summary"}));
-    const auto params = hmm::parse_hmm_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
+    const auto params = hmmsearch::parse_hmm_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
     EXPECT_EQ(params.search, "gl");
     EXPECT_EQ(params.chunk, c);
     EXPECT_EQ(params.chunks, 3u);
@@ -52,7 +52,7 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
     // The chunk is the database's next records, names, descriptions and residues.
     const std::string fasta = read_file_text(spec.inputs[2].second);
     EXPECT_EQ(fasta.size(), params.chunk_bytes);
-    const auto chunk = hmm::parse_targets(fasta, "chunk");
+    const auto chunk = hmmsearch::parse_targets(fasta, "chunk");
     ASSERT_EQ(chunk.size(), params.chunk_targets);
     std::uint64_t chunk_residues = 0;
     for (const auto& target : chunk) {
@@ -64,17 +64,17 @@ TEST(HmmWorkunit, OneWuPerChunkInFastaOrderWithWholeDatabaseTotals) {
     }
     EXPECT_EQ(chunk_residues, params.chunk_residues);
     EXPECT_LE(chunk_residues, 2300u);
-    EXPECT_DOUBLE_EQ(spec.fpops_estimate, static_cast<double>(chunk_residues) * (149 + 86) * hmm::kOpsPerCell);
+    EXPECT_DOUBLE_EQ(spec.fpops_estimate, static_cast<double>(chunk_residues) * (149 + 86) * hmmsearch::kOpsPerCell);
     EXPECT_DOUBLE_EQ(spec.fpops_bound, 20 * spec.fpops_estimate);
-    EXPECT_GE(spec.max_output_bytes, static_cast<double>(hmm::max_scores_bytes(params)));
+    EXPECT_GE(spec.max_output_bytes, static_cast<double>(hmmsearch::max_scores_bytes(params)));
     EXPECT_GT(spec.memory_bound_bytes, 256.0 * (1 << 20));
     EXPECT_TRUE(fs::exists(out + "/" + spec.name + ".wu_template.xml"));
   }
   EXPECT_EQ(ordinal, 45u);
   EXPECT_EQ(read_file_text(out + "/gl.profiles.hmm"), read_file_text(dir + "/profiles.hmm"));
-  EXPECT_EQ(hmm::parse_wu_name("gl_c2")->prefix, "gl");
-  EXPECT_EQ(hmm::parse_wu_name("my_search_c12")->chunk, 12u);
-  EXPECT_FALSE(hmm::parse_wu_name("gl_b0"));
+  EXPECT_EQ(hmmsearch::parse_wu_name("gl_c2")->prefix, "gl");
+  EXPECT_EQ(hmmsearch::parse_wu_name("my_search_c12")->chunk, 12u);
+  EXPECT_FALSE(hmmsearch::parse_wu_name("gl_b0"));
   EXPECT_EQ(wu_name_of_result_file("/x/gl_c2_1_3"), "gl_c2");
 }
 
@@ -105,7 +105,7 @@ TEST(HmmWorkunit, GzippedDatabaseIsRead) {
                                "5000000", "--out", dir + "/out"});
   ASSERT_EQ(run.error, "");
   ASSERT_EQ(run.specs.size(), 2u);
-  const auto last = hmm::parse_hmm_params(nlohmann::json::parse(read_file_text(run.specs[1].inputs[0].second)));
+  const auto last = hmmsearch::parse_hmm_params(nlohmann::json::parse(read_file_text(run.specs[1].inputs[0].second)));
   EXPECT_EQ(last.database_sequences, 20000u);
   EXPECT_EQ(last.first_ordinal + last.chunk_targets, 20000u);
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gpu_devices.h"
 #include "core/directory_runtime.h"
 #include "core/file_io.h"
 #include "mrf/mrf_files.h"

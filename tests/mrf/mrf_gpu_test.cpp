@@ -2,6 +2,7 @@
 // energies and sweep counts. Skips without a GPU (CI); run on the device.
 #include <gtest/gtest.h>
 
+#include "core/gpu_devices.h"
 #include "core/directory_runtime.h"
 #include "mrf_test_util.h"
 

@@ -274,26 +274,26 @@ SwChunks sw_chunks(const std::string& tag) {
   fs::create_directories(dir + "/result");
   return {dir + "/in", run.specs, run_sw_spec(run.specs.at(0), dir + "/result")};
 }
-const sw::SpotCheck kSwEveryPair{1000000, 1000000, 1};
+const swsearch::SpotCheck kSwEveryPair{1000000, 1000000, 1};
 
 TEST(ValidatorSecurity, SwResultOfAnotherWuIsInvalid) {
   SKIP_WITHOUT_SW_DATA();
   const SwChunks c = sw_chunks("sec_sw_copy");
   ASSERT_GE(c.specs.size(), 2u);
-  EXPECT_EQ(sw::check_sw_result(c.first.files(), {c.inputs_dir}, kSwEveryPair).reason, "");
+  EXPECT_EQ(swsearch::check_sw_result(c.first.files(), {c.inputs_dir}, kSwEveryPair).reason, "");
   const auto as_chunk_1 = filed_under(c.first.files(), c.specs[1].name, scratch_dir("sec_sw_copy_result"));
-  EXPECT_EQ(sw::check_sw_result(as_chunk_1, {c.inputs_dir}, kSwEveryPair).verdict, Verdict::kInvalid);
+  EXPECT_EQ(swsearch::check_sw_result(as_chunk_1, {c.inputs_dir}, kSwEveryPair).verdict, Verdict::kInvalid);
   EXPECT_EQ(validate_init(c.inputs_dir, as_chunk_1), 1);
   // Files of two WUs mixed in one result.
   std::vector<std::string> mixed{c.first.hits, as_chunk_1[1]};
-  expect_invalid(sw::check_sw_result(mixed, {c.inputs_dir}, kSwEveryPair), "belong to different WUs");
+  expect_invalid(swsearch::check_sw_result(mixed, {c.inputs_dir}, kSwEveryPair), "belong to different WUs");
 }
 
 TEST(ValidatorSecurity, SwLinksAndHugeFilesAreInvalid) {
   SKIP_WITHOUT_SW_DATA();
   const SwChunks c = sw_chunks("sec_sw_links");
   const auto files = c.first.files();
-  const auto check = [&] { return sw::check_sw_result(files, {c.inputs_dir}, kSwEveryPair); };
+  const auto check = [&] { return swsearch::check_sw_result(files, {c.inputs_dir}, kSwEveryPair); };
   expect_links_refused(files, check);
   EXPECT_EQ(validate_init(c.inputs_dir, files), 0);
   make_huge(files[0]);
@@ -321,15 +321,15 @@ HmmChunks hmm_chunks(const std::string& tag) {
   fs::create_directories(dir + "/result");
   return {dir + "/in", run.specs, run_hmm_spec(run.specs.at(0), dir + "/result")};
 }
-const hmm::SampleCheck kHmmEveryTarget{100000, 100000, 1};
+const hmmsearch::SampleCheck kHmmEveryTarget{100000, 100000, 1};
 
 TEST(ValidatorSecurity, HmmResultOfAnotherWuIsInvalid) {
   SKIP_WITHOUT_HMM_DATA();
   const HmmChunks c = hmm_chunks("sec_hmm_copy");
   ASSERT_GE(c.specs.size(), 2u);
-  EXPECT_EQ(hmm::check_hmm_result(c.first.files(), {c.inputs_dir}, kHmmEveryTarget).reason, "");
+  EXPECT_EQ(hmmsearch::check_hmm_result(c.first.files(), {c.inputs_dir}, kHmmEveryTarget).reason, "");
   const auto as_chunk_1 = filed_under(c.first.files(), c.specs[1].name, scratch_dir("sec_hmm_copy_result"));
-  EXPECT_EQ(hmm::check_hmm_result(as_chunk_1, {c.inputs_dir}, kHmmEveryTarget).verdict, Verdict::kInvalid);
+  EXPECT_EQ(hmmsearch::check_hmm_result(as_chunk_1, {c.inputs_dir}, kHmmEveryTarget).verdict, Verdict::kInvalid);
   EXPECT_EQ(validate_init(c.inputs_dir, as_chunk_1), 1);
 }
 
@@ -337,7 +337,7 @@ TEST(ValidatorSecurity, HmmLinksAndHugeFilesAreInvalid) {
   SKIP_WITHOUT_HMM_DATA();
   const HmmChunks c = hmm_chunks("sec_hmm_links");
   const auto& files = c.first.files();
-  const auto check = [&] { return hmm::check_hmm_result(files, {c.inputs_dir}, kHmmEveryTarget); };
+  const auto check = [&] { return hmmsearch::check_hmm_result(files, {c.inputs_dir}, kHmmEveryTarget); };
   expect_links_refused(files, check);
   for (std::size_t k = 0; k < files.size(); ++k) {
     const std::string saved = scratch_dir("sec_hmm_saved") + "/file";

@@ -21,7 +21,7 @@
 #include "sw_server.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 namespace fs = std::filesystem;
@@ -86,4 +86,4 @@ TEST(SwApp, SubnormalEvaluesArePrintedAsTheServerComputesThem) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -44,14 +44,14 @@ TEST(SwAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   ASSERT_EQ(whole.size(), 1u);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
-  sw::create_sw_tables(db);
-  sw::create_sw_tables(db);  // idempotent
-  for (std::size_t k = 0; k < chunks.size(); ++k) sw::store_sw_result(db, 100 + k, chunks[k].files());
+  swsearch::create_sw_tables(db);
+  swsearch::create_sw_tables(db);  // idempotent
+  for (std::size_t k = 0; k < chunks.size(); ++k) swsearch::store_sw_result(db, 100 + k, chunks[k].files());
   const long long stored = row_count(db);
   EXPECT_EQ(stored, 3 * 4 * 8);  // every chunk fills its top 8 for each query
-  sw::store_sw_result(db, 100, chunks[0].files());  // re-assimilating changes nothing
+  swsearch::store_sw_result(db, 100, chunks[0].files());  // re-assimilating changes nothing
   EXPECT_EQ(row_count(db), stored);
-  const auto report = sw::sw_report(db, 8, 3);
+  const auto report = swsearch::sw_report(db, 8, 3);
   sqlite3_close(db);
 
   auto expected = whole[0].result.queries;
@@ -62,11 +62,11 @@ TEST(SwAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
     EXPECT_EQ(report[q].query_id, expected[q].query_id);
     ASSERT_EQ(report[q].hits.size(), 8u);
     for (std::size_t r = 0; r < 8; ++r) {
-      const sw::Hit &got = report[q].hits[r], &want = expected[q].hits[r];
+      const swsearch::Hit &got = report[q].hits[r], &want = expected[q].hits[r];
       EXPECT_EQ(got.target_id, want.target_id);
       EXPECT_EQ(got.target_ordinal, want.target_ordinal);
       EXPECT_EQ(got.score, want.score);
-      EXPECT_EQ(sw::hits_tsv({{}, {{"q", 0, {got}}}, 0, 0, "", {}}), sw::hits_tsv({{}, {{"q", 0, {want}}}, 0, 0, "", {}}))
+      EXPECT_EQ(swsearch::hits_tsv({{}, {{"q", 0, {got}}}, 0, 0, "", {}}), swsearch::hits_tsv({{}, {{"q", 0, {want}}}, 0, 0, "", {}}))
           << "query " << expected[q].query_id << " rank " << r + 1;
       hits_from_later_chunks |= want.target_ordinal >= 15;
     }
@@ -74,17 +74,17 @@ TEST(SwAssimilator, MergedChunksEqualOneWholeDatabaseRun) {
   EXPECT_TRUE(hits_from_later_chunks);  // the merge really drew on more than the first chunk
 }
 
-sw::ReportTexts report_texts(const std::vector<SwResult>& results, const std::string& dir) {
+swsearch::ReportTexts report_texts(const std::vector<SwResult>& results, const std::string& dir) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
-  sw::create_sw_tables(db);
-  for (std::size_t k = 0; k < results.size(); ++k) sw::store_sw_result(db, 200 + k, results[k].files());
-  EXPECT_EQ(sw::sw_searches(db), std::vector<std::string>{"as"});
-  const sw::SwParams params = sw::sw_search_params(db, "as");
-  const auto merged = sw::sw_report(db, params.top_hits, params.alignments, "as");
-  EXPECT_TRUE(sw::sw_report(db, params.top_hits, params.alignments, "other").empty());
+  swsearch::create_sw_tables(db);
+  for (std::size_t k = 0; k < results.size(); ++k) swsearch::store_sw_result(db, 200 + k, results[k].files());
+  EXPECT_EQ(swsearch::sw_searches(db), std::vector<std::string>{"as"});
+  const swsearch::SwParams params = swsearch::sw_search_params(db, "as");
+  const auto merged = swsearch::sw_report(db, params.top_hits, params.alignments, "as");
+  EXPECT_TRUE(swsearch::sw_report(db, params.top_hits, params.alignments, "other").empty());
   sqlite3_close(db);
-  return sw::sw_report_texts(merged, params, sw::read_report_inputs(dir + "/in", params, merged));
+  return swsearch::sw_report_texts(merged, params, swsearch::read_report_inputs(dir + "/in", params, merged));
 }
 
 std::vector<std::string> fields_of(const std::string& line) {
@@ -99,8 +99,8 @@ std::vector<std::string> fields_of(const std::string& line) {
 TEST(SwAssimilator, ReportTextsOfChunksEqualOneWholeDatabaseRun) {
   SKIP_WITHOUT_SW_DATA();
   const std::string chunks_dir = scratch_dir("sw_report_chunks"), whole_dir = scratch_dir("sw_report_whole");
-  const sw::ReportTexts chunks = report_texts(search(chunks_dir, "2300"), chunks_dir);
-  const sw::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
+  const swsearch::ReportTexts chunks = report_texts(search(chunks_dir, "2300"), chunks_dir);
+  const swsearch::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
   EXPECT_EQ(chunks.tabular, whole.tabular);
   EXPECT_EQ(chunks.commented, whole.commented);
   EXPECT_EQ(chunks.alignments, whole.alignments);
@@ -147,12 +147,12 @@ TEST(SwAssimilator, ReportCommandWritesTheMergedTexts) {
   // run's texts; a search it does not hold is one error line.
   const std::string chunks_dir = scratch_dir("sw_report_cli"), whole_dir = scratch_dir("sw_report_cli_whole");
   const auto chunks = search(chunks_dir, "2300");
-  const sw::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
+  const swsearch::ReportTexts whole = report_texts(search(whole_dir, "100000000"), whole_dir);
   const std::string db_path = chunks_dir + "/results.sqlite";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  sw::create_sw_tables(db);
-  for (std::size_t k = 0; k < chunks.size(); ++k) sw::store_sw_result(db, 300 + k, chunks[k].files());
+  swsearch::create_sw_tables(db);
+  for (std::size_t k = 0; k < chunks.size(); ++k) swsearch::store_sw_result(db, 300 + k, chunks[k].files());
   sqlite3_close(db);
   const ToolRun report = run_tool(std::string(HELIX_WU) + " swsearch report --results " + db_path + " --inputs " +
                                   chunks_dir + "/in --out " + chunks_dir + "/report");
@@ -169,17 +169,17 @@ TEST(SwAssimilator, ReportCommandWritesTheMergedTexts) {
 
 TEST(SwReport, NumbersAreFormattedAsBlastFormatsThem) {
   // As blastp 2.12.0+ prints them (-outfmt 6) for these values.
-  EXPECT_EQ(sw::blast_evalue_text(1e-200), "0.0");
-  EXPECT_EQ(sw::blast_evalue_text(2.2e-150), "2e-150");
-  EXPECT_EQ(sw::blast_evalue_text(3.1e-45), "3e-45");
-  EXPECT_EQ(sw::blast_evalue_text(0.01234), "0.012");
-  EXPECT_EQ(sw::blast_evalue_text(0.5712), "0.57");
-  EXPECT_EQ(sw::blast_evalue_text(1.74), "1.7");
-  EXPECT_EQ(sw::blast_evalue_text(36.2), "36");
-  EXPECT_EQ(sw::blast_evalue_text(578.4), "578");
-  EXPECT_EQ(sw::blast_bits_text(726.9), "726");  // cut, not rounded
-  EXPECT_EQ(sw::blast_bits_text(22.24), "22.2");
-  EXPECT_EQ(sw::blast_bits_text(12345.6), "1.235e+04");
+  EXPECT_EQ(swsearch::blast_evalue_text(1e-200), "0.0");
+  EXPECT_EQ(swsearch::blast_evalue_text(2.2e-150), "2e-150");
+  EXPECT_EQ(swsearch::blast_evalue_text(3.1e-45), "3e-45");
+  EXPECT_EQ(swsearch::blast_evalue_text(0.01234), "0.012");
+  EXPECT_EQ(swsearch::blast_evalue_text(0.5712), "0.57");
+  EXPECT_EQ(swsearch::blast_evalue_text(1.74), "1.7");
+  EXPECT_EQ(swsearch::blast_evalue_text(36.2), "36");
+  EXPECT_EQ(swsearch::blast_evalue_text(578.4), "578");
+  EXPECT_EQ(swsearch::blast_bits_text(726.9), "726");  // cut, not rounded
+  EXPECT_EQ(swsearch::blast_bits_text(22.24), "22.2");
+  EXPECT_EQ(swsearch::blast_bits_text(12345.6), "1.235e+04");
 }
 
 }  // namespace

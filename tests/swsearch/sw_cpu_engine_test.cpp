@@ -18,7 +18,7 @@
 #include "sw.h"
 #include "sw_engine.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Debian's ncbi-data matrices; $HELIX_NCBI_DATA overrides (as the other swsearch tests).
@@ -290,4 +290,4 @@ TEST_F(SwCpuEngine, ManyTargetsKeepTheirOrder) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -10,9 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/gpu_devices.h"
 #include "sw_engine.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Debian's ncbi-data matrices; $HELIX_NCBI_DATA overrides (the GPU machine has a copy, not the package).
@@ -34,7 +35,7 @@ std::vector<std::uint8_t> random_protein(std::uint32_t& state, int length) {
 class SwGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (sw_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
     if (!std::filesystem::exists(kMatrixDir + "BLOSUM62")) GTEST_SKIP() << "ncbi-data is not installed";
   }
   // Scores of every query against every target on the GPU equal the reference engine's.
@@ -258,4 +259,4 @@ TEST_F(SwGpu, AlignmentsAreTheReferences) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gpu_devices.h"
 #include "core/directory_runtime.h"
 #include "core/errors.h"
 #include "core/file_io.h"
@@ -21,7 +22,7 @@ namespace helix {
 const KindSpec& swsearch_kind_spec();
 }
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 namespace fs = std::filesystem;
@@ -173,7 +174,7 @@ TEST_F(SwJob, RestartsBetweenBlocksGiveTheSameBytes) {
 }
 
 TEST_F(SwJob, GpuWritesTheCpuBytes) {
-  if (sw_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   int restarts = 0;
   const auto cpu = run_app(dir_, params_json(16), true, false, &restarts);
   fs::remove(dir_ / "hits"), fs::remove(dir_ / "summary"), fs::remove(dir_ / "checkpoint.state");
@@ -210,4 +211,4 @@ TEST_F(SwJob, BadInputGivesOneErrorAndNoResult) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -80,7 +80,7 @@
 #include "core/errors.h"
 #include "sw.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 namespace fs = std::filesystem;
@@ -642,4 +642,4 @@ TEST(SwOracle, RandomPairsFromLengthOne) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

@@ -10,7 +10,7 @@
 #include "sw.h"
 #include "sw_statistics.h"
 
-namespace helix::sw {
+namespace helix::swsearch {
 namespace {
 
 // Debian's ncbi-data matrices; $HELIX_NCBI_DATA overrides (the GPU machine has a copy, not the package).
@@ -190,4 +190,4 @@ TEST_F(SwReference, FastaRecordsAndBadFasta) {
 }
 
 }  // namespace
-}  // namespace helix::sw
+}  // namespace helix::swsearch

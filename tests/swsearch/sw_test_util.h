@@ -27,7 +27,7 @@ WuRun run_sw_wu(const std::vector<std::string>& args);
 
 struct SwResult {
   std::string hits, summary;  // file paths
-  sw::SearchResult result;
+  swsearch::SearchResult result;
   std::vector<std::string> files() const { return {hits, summary}; }
 };
 // Runs WU `spec` (inputs as helix-wu wrote them) with the reference engine and

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Budgets covering every pair of the small WU: the verdicts are deterministic.
-const sw::SpotCheck kEveryPair{1000000, 1000000, 1};
+const swsearch::SpotCheck kEveryPair{1000000, 1000000, 1};
 
 struct Genuine {
   std::string inputs_dir;
@@ -37,12 +37,12 @@ Genuine genuine(const std::string& tag) {
 CheckOutcome check(const Genuine& g, bool with_inputs) {
   ServerOptions options;
   if (with_inputs) options.inputs_dir = g.inputs_dir;
-  return sw::check_sw_result(g.result.files(), options, kEveryPair);
+  return swsearch::check_sw_result(g.result.files(), options, kEveryPair);
 }
 
-void rewrite(const Genuine& g, const sw::SearchResult& changed) {
-  write_file_atomic(g.result.hits, sw::hits_tsv(changed));
-  write_file_atomic(g.result.summary, sw::sw_summary_json(changed));
+void rewrite(const Genuine& g, const swsearch::SearchResult& changed) {
+  write_file_atomic(g.result.hits, swsearch::hits_tsv(changed));
+  write_file_atomic(g.result.summary, swsearch::sw_summary_json(changed));
 }
 
 TEST(SwValidator, GenuineResultIsValidWithAndWithoutInputs) {
@@ -55,13 +55,13 @@ TEST(SwValidator, GenuineResultIsValidWithAndWithoutInputs) {
   const CheckOutcome full = check(g, true);
   EXPECT_EQ(full.verdict, Verdict::kValid) << full.reason;
   // The default sampled check passes too.
-  EXPECT_EQ(sw::check_sw_result(g.result.files(), {g.inputs_dir}).verdict, Verdict::kValid);
+  EXPECT_EQ(swsearch::check_sw_result(g.result.files(), {g.inputs_dir}).verdict, Verdict::kValid);
 }
 
 TEST(SwValidator, ChangedScoreIsCaughtByItsStatistics) {
   SKIP_WITHOUT_SW_DATA();
   const Genuine g = genuine("sw_val_score");
-  sw::SearchResult forged = g.result.result;
+  swsearch::SearchResult forged = g.result.result;
   forged.queries[1].hits.back().score -= 1;  // still ranked last; its printed bits now belong to another score
   rewrite(g, forged);
   const CheckOutcome outcome = check(g, false);
@@ -72,14 +72,14 @@ TEST(SwValidator, ChangedScoreIsCaughtByItsStatistics) {
 TEST(SwValidator, DroppedBestHitIsCaughtByUnreportedPairs) {
   SKIP_WITHOUT_SW_DATA();
   const Genuine g = genuine("sw_val_drop");
-  sw::SearchResult forged = g.result.result;
+  swsearch::SearchResult forged = g.result.result;
   auto& hits = forged.queries[0].hits;
   hits.erase(hits.begin());  // the self hit; the rest keep their own scores and ends
   // The WU aligns the first 4: the new 4th (the old 5th) needs its alignment.
-  const auto queries = sw::parse_fasta(read_file_text(kGlobins), "globins");
-  const sw::ScoreMatrix matrix = sw::read_ncbi_matrix(kBlosum62);
-  sw::Hit& fourth = hits[3];
-  const sw::Alignment a = sw::sw_align(queries[0].residues, queries[fourth.target_ordinal].residues, matrix, {12, 1});
+  const auto queries = swsearch::parse_fasta(read_file_text(kGlobins), "globins");
+  const swsearch::ScoreMatrix matrix = swsearch::read_ncbi_matrix(kBlosum62);
+  swsearch::Hit& fourth = hits[3];
+  const swsearch::Alignment a = swsearch::sw_align(queries[0].residues, queries[fourth.target_ordinal].residues, matrix, {12, 1});
   fourth.query_start = a.query_begin + 1, fourth.target_start = a.target_begin + 1;
   fourth.identities = a.identities, fourth.length = a.length, fourth.cigar = a.cigar;
   rewrite(g, forged);
@@ -93,8 +93,8 @@ TEST(SwValidator, DroppedBestHitIsCaughtByUnreportedPairs) {
 TEST(SwValidator, MovedEndIsCaughtByRescoring) {
   SKIP_WITHOUT_SW_DATA();
   const Genuine g = genuine("sw_val_end");
-  sw::SearchResult forged = g.result.result;
-  sw::Hit& hit = forged.queries[2].hits[7];  // no alignment: only the ends say where
+  swsearch::SearchResult forged = g.result.result;
+  swsearch::Hit& hit = forged.queries[2].hits[7];  // no alignment: only the ends say where
   ASSERT_TRUE(hit.cigar.empty());
   hit.query_end -= 1;
   rewrite(g, forged);
@@ -116,10 +116,10 @@ TEST(SwValidator, MissingInputsAreTransient) {
 TEST(SwValidator, CompareIgnoresEngineOnly) {
   SKIP_WITHOUT_SW_DATA();
   const Genuine a = genuine("sw_cmp_a"), b = genuine("sw_cmp_b");
-  sw::SearchResult other = b.result.result;
+  swsearch::SearchResult other = b.result.result;
   other.engine = "some GPU";
   rewrite(b, other);
-  EXPECT_EQ(sw::compare_sw_results(a.result.files(), b.result.files()).verdict, Verdict::kValid);
+  EXPECT_EQ(swsearch::compare_sw_results(a.result.files(), b.result.files()).verdict, Verdict::kValid);
   rewrite(b, other);
   // Hit 6 of query 0 (line 7) with bits 0.04 off: within what printing
   // allows the structural check, not what compare allows.
@@ -130,8 +130,8 @@ TEST(SwValidator, CompareIgnoresEngineOnly) {
   for (int tab = 0; tab < 4; ++tab) bits_end = text.find('\t', bits_end) + 1;
   text.insert(bits_end - 1, "4");
   write_file_atomic(b.result.hits, text);
-  EXPECT_EQ(sw::check_sw_result(b.result.files(), {}).verdict, Verdict::kValid);
-  const CheckOutcome outcome = sw::compare_sw_results(a.result.files(), b.result.files());
+  EXPECT_EQ(swsearch::check_sw_result(b.result.files(), {}).verdict, Verdict::kValid);
+  const CheckOutcome outcome = swsearch::compare_sw_results(a.result.files(), b.result.files());
   EXPECT_EQ(outcome.verdict, Verdict::kInvalid);
   EXPECT_NE(outcome.reason.find("hit 6: bits or evalue differ"), std::string::npos) << outcome.reason;
 }

@@ -17,7 +17,7 @@ namespace helix::test {
 namespace {
 namespace fs = std::filesystem;
 
-std::uint64_t residues_of(const std::vector<sw::FastaRecord>& records) {
+std::uint64_t residues_of(const std::vector<swsearch::FastaRecord>& records) {
   std::uint64_t total = 0;
   for (const auto& r : records) total += r.residues.size();
   return total;
@@ -26,7 +26,7 @@ std::uint64_t residues_of(const std::vector<sw::FastaRecord>& records) {
 TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
   SKIP_WITHOUT_SW_DATA();
   const std::string dir = scratch_dir("sw_wu"), out = dir + "/out";
-  const auto database = sw::parse_fasta(read_file_text(kGlobins), "globins");
+  const auto database = swsearch::parse_fasta(read_file_text(kGlobins), "globins");
   const auto run = run_sw_wu({"swsearch", "make", "--db", kGlobins, "--queries", globin_queries(dir, 3),
                               "--chunk-residues", "2300", "--queries-per-wu", "2", "--name", "gl", "--out", out});
   ASSERT_EQ(run.error, "");
@@ -43,14 +43,14 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
     EXPECT_EQ(run.specs[3 + c].inputs[3].second, spec.inputs[3].second);  // shared by both batches
     EXPECT_EQ(spec.inputs[1].second, out + "/gl.BLOSUM62");
     EXPECT_EQ(spec.outputs, (std::vector<std::string>{"hits", "summary"}));
-    const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
+    const auto params = swsearch::parse_sw_params(nlohmann::json::parse(read_file_text(spec.inputs[0].second)));
     EXPECT_EQ(params.search, "gl");  // the report finds a search's stored chunks by it
     EXPECT_EQ(params.database_residues, residues_of(database));
     EXPECT_EQ(params.database_sequences, 45u);
     EXPECT_EQ(params.gaps.open, 12);
     EXPECT_EQ(params.gaps.extend, 1);
     EXPECT_EQ(params.block_targets, 65536u);  // the app's default: one block for most chunks
-    const auto chunk = sw::decode_chunk(read_file_bytes(spec.inputs[3].second), params.database_residues);
+    const auto chunk = swsearch::decode_chunk(read_file_bytes(spec.inputs[3].second), params.database_residues);
     EXPECT_LE(chunk.targets.residues.size(), 2300u);
     // Chunks hold consecutive FASTA records: ordinals continue from the last chunk's.
     std::vector<std::uint64_t> ordinals = chunk.ordinals;
@@ -62,12 +62,12 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
       ++ordinal;
     }
     const double query_residues = database[0].residues.size() + database[1].residues.size();
-    EXPECT_DOUBLE_EQ(spec.fpops_estimate, query_residues * chunk.targets.residues.size() * sw::kOpsPerCell);
+    EXPECT_DOUBLE_EQ(spec.fpops_estimate, query_residues * chunk.targets.residues.size() * swsearch::kOpsPerCell);
     EXPECT_DOUBLE_EQ(spec.fpops_bound, 20 * spec.fpops_estimate);
     EXPECT_TRUE(fs::exists(out + "/" + spec.name + ".wu_template.xml"));
   }
   EXPECT_EQ(ordinal, 45u);
-  const auto queries = sw::parse_fasta(read_file_text(run.specs[3].inputs[2].second), "batch 1");
+  const auto queries = swsearch::parse_fasta(read_file_text(run.specs[3].inputs[2].second), "batch 1");
   ASSERT_EQ(queries.size(), 1u);
   EXPECT_EQ(queries[0].id, database[2].id);
 }
@@ -116,14 +116,14 @@ TEST(SwWorkunit, BlockTargetsSetsTheTargetsBetweenCheckpoints) {
                               "--block-targets", "7", "--name", "gl", "--out", out});
   ASSERT_EQ(run.error, "");
   ASSERT_EQ(run.specs.size(), 1u);
-  const auto params = sw::parse_sw_params(nlohmann::json::parse(read_file_text(run.specs[0].inputs[0].second)));
+  const auto params = swsearch::parse_sw_params(nlohmann::json::parse(read_file_text(run.specs[0].inputs[0].second)));
   EXPECT_EQ(params.block_targets, 7u);
   // A search name that is not a plain name (it becomes part of file names) is refused.
-  nlohmann::json json = sw::sw_params_json(params);
+  nlohmann::json json = swsearch::sw_params_json(params);
   json["search"] = "../elsewhere";
-  EXPECT_THROW(sw::parse_sw_params(json), helix::InputError);
+  EXPECT_THROW(swsearch::parse_sw_params(json), helix::InputError);
   json.erase("search");  // older WUs have none
-  EXPECT_EQ(sw::parse_sw_params(json).search, "");
+  EXPECT_EQ(swsearch::parse_sw_params(json).search, "");
 }
 
 // Each refusal is one line naming the problem, and --out stays empty.
