@@ -96,7 +96,7 @@ CheckOutcome compare_sw_results(const std::vector<std::string>& files_a, const s
 
 // ---------------------------------------------------------------- assimilator
 
-// Creates sw_hits and sw_chunks (docs/database.md) if absent. Throws std::runtime_error on SQL errors.
+// Creates swsearch_hits and swsearch_chunks (docs/database.md) if absent. Throws std::runtime_error on SQL errors.
 void create_sw_tables(sqlite3* db);
 // INSERT OR REPLACE of one result's hits, and of its search name and params
 // from the summary (the caller holds the transaction). Throws InputError for

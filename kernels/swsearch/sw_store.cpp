@@ -1,5 +1,5 @@
 // sw_store.cpp: accepted swsearch results in SQLite: one row per reported hit
-// in sw_hits, as returned (bits and E-value as printed, read back as REALs).
+// in swsearch_hits, as returned (bits and E-value as printed, read back as REALs).
 // INSERT OR REPLACE on (wu_id, query_id, target_ordinal) makes re-assimilating
 // a WU a no-op. sw_report() merges the chunks' rankings per query. Schema:
 // docs/database.md.
@@ -15,14 +15,14 @@ namespace helix::swsearch {
 
 void create_sw_tables(sqlite3* db) {
   execute(db,
-          "CREATE TABLE IF NOT EXISTS sw_hits ("
+          "CREATE TABLE IF NOT EXISTS swsearch_hits ("
           " wu_id INTEGER NOT NULL, query_id TEXT NOT NULL, target_id TEXT NOT NULL, target_ordinal INTEGER NOT NULL,"
           " score INTEGER NOT NULL, bits REAL NOT NULL, evalue REAL NOT NULL,"
           " query_start INTEGER NOT NULL, query_end INTEGER NOT NULL, target_start INTEGER NOT NULL,"
           " target_end INTEGER NOT NULL, identities INTEGER NOT NULL, length INTEGER NOT NULL, cigar TEXT NOT NULL,"
           " PRIMARY KEY (wu_id, query_id, target_ordinal));"
-          "CREATE INDEX IF NOT EXISTS sw_hits_by_query ON sw_hits (query_id, score DESC, target_ordinal);"
-          "CREATE TABLE IF NOT EXISTS sw_chunks (wu_id INTEGER PRIMARY KEY, search TEXT NOT NULL, params TEXT NOT NULL);");
+          "CREATE INDEX IF NOT EXISTS swsearch_hits_by_query ON swsearch_hits (query_id, score DESC, target_ordinal);"
+          "CREATE TABLE IF NOT EXISTS swsearch_chunks (wu_id INTEGER PRIMARY KEY, search TEXT NOT NULL, params TEXT NOT NULL);");
 }
 
 void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string>& files) {
@@ -31,12 +31,12 @@ void store_sw_result(sqlite3* db, long long wu_id, const std::vector<std::string
   const nlohmann::json summary = nlohmann::json::parse(read_file_text(files[1]), nullptr, false);
   if (!summary.is_object() || !summary.contains("params")) throw InputError(files[1] + ": not a swsearch summary");
   const SwParams params = parse_sw_params(summary.at("params"));
-  Statement(db, "INSERT OR REPLACE INTO sw_chunks VALUES (?, ?, ?)")
+  Statement(db, "INSERT OR REPLACE INTO swsearch_chunks VALUES (?, ?, ?)")
       .bind(wu_id)
       .bind(params.search)
       .bind(sw_params_json(params).dump())
       .run();
-  Statement insert(db, "INSERT OR REPLACE INTO sw_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement insert(db, "INSERT OR REPLACE INTO swsearch_hits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& f : rows) {
     insert.bind(wu_id).bind(f[0]).bind(f[1]).bind(std::stoll(f[12])).bind(std::stoll(f[2]));
     insert.bind(std::stod(f[3])).bind(std::stod(f[4]));
@@ -54,7 +54,7 @@ constexpr const char* kReportSql =
     "SELECT query_id, target_id, target_ordinal, score, bits, evalue, rank <= ?2 AS aligned,"
     " query_start, query_end, target_start, target_end, identities, length, cigar FROM ("
     "  SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, target_ordinal ASC) AS rank"
-    "  FROM sw_hits WHERE ?3 IS NULL OR wu_id IN (SELECT wu_id FROM sw_chunks WHERE search = ?3))"
+    "  FROM swsearch_hits WHERE ?3 IS NULL OR wu_id IN (SELECT wu_id FROM swsearch_chunks WHERE search = ?3))"
     " WHERE rank <= ?1 ORDER BY query_id, rank";
 
 Hit hit_of_row(sqlite3_stmt* row) {
@@ -105,12 +105,12 @@ std::vector<std::string> text_column(sqlite3* db, const char* sql, const std::st
 }
 
 std::vector<std::string> sw_searches(sqlite3* db) {
-  return text_column(db, "SELECT DISTINCT search FROM sw_chunks ORDER BY search", "");
+  return text_column(db, "SELECT DISTINCT search FROM swsearch_chunks ORDER BY search", "");
 }
 
 SwParams sw_search_params(sqlite3* db, const std::string& search) {
   const std::vector<std::string> found =
-      text_column(db, "SELECT DISTINCT params FROM sw_chunks WHERE search = ?1", search);
+      text_column(db, "SELECT DISTINCT params FROM swsearch_chunks WHERE search = ?1", search);
   if (found.empty()) throw InputError("no swsearch result of search \"" + search + "\" is stored");
   if (found.size() > 1) throw InputError("the stored results of search \"" + search + "\" disagree on their params");
   return parse_sw_params(nlohmann::json::parse(found.front()));

@@ -17,7 +17,7 @@ what is used from the build itself and from what the tests and the demo run:
                imports resolved by /usr/bin/python3, subprocess programs);
                the test sources' string literals (absolute paths, shell commands
                handed to system()/popen())
-  demo         scripts/demo.sh, followed the same way
+  demo         scripts/demo.sh and every kernels/<kind>/demo_extras.sh it sources, followed the same way
 
 Each file is mapped to its package with `dpkg -S` (through symlinks and Debian's
 merged /usr). A package passes when it is listed by `install-deps.sh --list`, is
@@ -36,6 +36,7 @@ scripts/install-deps.sh itself is not followed: it installs packages, it does no
 import argparse
 import ast
 import json
+import glob
 import os
 import re
 import shlex
@@ -200,6 +201,16 @@ class ScriptWalker:
             self.shell(text, rel, path)
         elif path.endswith((".cpp", ".h", ".cu")):
             self.cxx(text, rel, path)
+
+    def visit_sourced(self, path, by):
+        """A shell script that `by` sources: read as `by`'s own text, so the
+        shell functions `by` defines are not taken for programs."""
+        with open(by, errors="replace") as f:
+            definitions = re.findall(r"^\s*(?:function\s+)?[\w-]+\s*\(\)", f.read(), re.M)
+        with open(path, errors="replace") as f:
+            text = f.read()
+        self.seen.add(os.path.realpath(path))
+        self.shell("\n".join(definitions) + "\n" + text, os.path.relpath(path, self.uses.source), path)
 
     def referenced_scripts(self, text, here):
         for match in REPO_SCRIPT.finditer(text):
@@ -488,6 +499,11 @@ def check(source, build, drop):
     walker = ScriptWalker(uses, bash_builtins(), modules)
     collect_tests(uses, walker)
     walker.visit(os.path.join(uses.source, "scripts", "demo.sh"), "the demo")
+    # The demo sources each kind's extras by a computed path the walker cannot
+    # follow; they run with the demo's shell functions defined.
+    demo = os.path.join(uses.source, "scripts", "demo.sh")
+    for extras in sorted(glob.glob(os.path.join(uses.source, "kernels", "*", "demo_extras.sh"))):
+        walker.visit_sourced(extras, demo)
     collect_python_modules(uses, modules)
 
     listed = install_list(source, drop)

@@ -29,7 +29,7 @@ std::vector<SwResult> search(const std::string& dir, const std::string& chunk_re
 
 long long row_count(sqlite3* db) {
   sqlite3_stmt* statement = nullptr;
-  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sw_hits", -1, &statement, nullptr);
+  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM swsearch_hits", -1, &statement, nullptr);
   sqlite3_step(statement);
   const long long count = sqlite3_column_int64(statement, 0);
   sqlite3_finalize(statement);
