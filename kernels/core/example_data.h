@@ -1,11 +1,9 @@
 // example_data.h: where the kinds' example work units (`helix-wu <kind>
-// example`) find the real data Debian packages put on the machine, and the
-// first records of a FASTA file for a small database. Server side.
+// example`) find the real data Debian packages put on the machine. Server side.
 //
 //   debian_data_file()   a data file of a Debian package; an environment variable may move its directory
 //   MissingData, kMissingDataExit   what an example throws without its data; helix-wu's exit then
 //   require_data_files() MissingData naming the first missing file and its package
-//   first_fasta_records() the first `count` records of a FASTA text (gzipped or not)
 #pragma once
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +12,6 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "core/file_io.h"
 
 namespace helix {
 
@@ -38,14 +35,6 @@ constexpr int kMissingDataExit = 77;
 inline void require_data_files(const std::vector<std::pair<std::string, std::string>>& files) {
   for (const auto& [path, package] : files)
     if (!std::filesystem::exists(path)) throw MissingData(path + " is not there (Debian package " + package + ")");
-}
-
-inline std::string first_fasta_records(const std::string& path, std::size_t count) {
-  const std::string text = read_text_maybe_gzipped(path);
-  std::size_t end = 0;
-  for (std::size_t records = 0; records < count && end != std::string::npos; ++records)
-    end = text.find("\n>", records == 0 ? 0 : end + 1);
-  return end == std::string::npos ? text : text.substr(0, end + 1);
 }
 
 // The packages' data the kinds' examples use.

@@ -56,4 +56,14 @@ std::vector<FastaText> split_fasta(std::string_view text, const std::string& wha
   return records;
 }
 
+std::string first_fasta_records(const std::string& fasta, std::size_t count) {
+  std::size_t at = 0;  // the start of record 1, then 2, ..., then count + 1
+  for (std::size_t record = 1; record <= count; ++record) {
+    at = fasta.find("\n>", at);
+    if (at == std::string::npos) return fasta;
+    ++at;
+  }
+  return fasta.substr(0, at);
+}
+
 }  // namespace helix

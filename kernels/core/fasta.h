@@ -21,4 +21,9 @@ struct FastaText {
 // byte, or no records at all.
 std::vector<FastaText> split_fasta(std::string_view text, const std::string& what);
 
+// The text of the first `count` records of a FASTA text, byte for byte (the
+// whole text when it has fewer): a smaller database or query set cut from a
+// real one.
+std::string first_fasta_records(const std::string& fasta, std::size_t count);
+
 }  // namespace helix

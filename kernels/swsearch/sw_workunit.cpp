@@ -16,6 +16,7 @@
 
 #include "core/example_data.h"
 #include "core/errors.h"
+#include "core/fasta.h"
 #include "core/file_io.h"
 #include "core/size_class.h"
 #include "core/names.h"
@@ -330,7 +331,7 @@ std::vector<std::vector<std::string>> sw_example_commands(const std::string& dir
   require_data_files({{globins, "hmmer-examples"}, {proteins, "mmseqs2-examples"}, {blosum62, "ncbi-data"}});
   const std::string input = dir + "/input";
   std::filesystem::create_directories(input);
-  write_file_atomic(input + "/queries.fa", first_fasta_records(globins, 30));
+  write_file_atomic(input + "/queries.fa", first_fasta_records(read_file_text(globins), 30));
   write_file_atomic(input + "/proteins.fa", read_text_maybe_gzipped(proteins));
   return {{"swsearch", "make", "--db", input + "/proteins.fa", "--queries", input + "/queries.fa", "--matrix-file",
            blosum62, "--queries-per-wu", "30", "--top-hits", "20", "--alignments", "3", "--block-targets", "2000", "--name", "example_sw",

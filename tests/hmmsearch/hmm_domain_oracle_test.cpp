@@ -138,7 +138,7 @@ std::string database_text() {
 TEST_P(HmmDomainOracle, ReportsEqualHmmsearchs) {
   const char* count_variable = std::getenv("HELIX_HMM_ORACLE_TARGETS");
   const std::size_t count = count_variable ? std::stoul(count_variable) : 3000;
-  expect_same_reports(kExamples + GetParam(), first_records(database_text(), count));
+  expect_same_reports(kExamples + GetParam(), first_fasta_records(database_text(), count));
 }
 
 // The profiles with the most hits and multi-domain targets, against all
@@ -174,7 +174,7 @@ TEST_P(HmmDomainOraclePlanted, ReportsEqualHmmsearchs) {
   const std::string hmm = kExamples + GetParam();
   const std::vector<std::string> samples = record_texts(hmmemit(hmm, "-N 40 --seed 11"));
   ASSERT_EQ(samples.size(), 40u);
-  const std::vector<std::string> real = record_texts(first_records(database_text(), 2000));
+  const std::vector<std::string> real = record_texts(first_fasta_records(database_text(), 2000));
   std::string fasta;
   for (std::size_t r = 0; r < real.size(); ++r) {
     fasta += real[r];
@@ -201,7 +201,7 @@ TEST_P(HmmDomainOracleStrong, SubnormalEValuesPrintAsHmmsearchsZero) {
   const std::string hmm = kExamples + GetParam();
   const std::string consensus = residues(hmmemit(hmm, "-c"));
   ASSERT_GE(consensus.size(), 800u) << "a long profile";
-  std::string fasta = first_records(database_text(), 300);
+  std::string fasta = first_fasta_records(database_text(), 300);
   for (int k = 20; k <= 40; ++k)
     fasta += ">consensus_" + std::to_string(k) + "_of_40\n" + consensus.substr(0, consensus.size() * k / 40) + "\n";
   expect_same_reports(hmm, fasta);

@@ -40,7 +40,7 @@ namespace helix::test {
 namespace {
 namespace fs = std::filesystem;
 namespace data = hmmsearch::test_data;
-using hmmsearch::oracle_util::first_records;
+using hmmsearch::oracle_util::first_fasta_records;
 using hmmsearch::oracle_util::lines_of;
 using hmmsearch::oracle_util::query_texts;
 using hmmsearch::oracle_util::shell_quoted;
@@ -131,7 +131,7 @@ TEST(HmmMergedOracle, MergedChunkReportEqualsOneHmmsearchOverTheWholeDatabase) {
   if (!oracle_present()) GTEST_SKIP() << "hmmsearch, hmmer-examples or mmseqs2-examples is not installed";
   const std::string dir = scratch_dir("hmm_merged_oracle");
   const std::string fasta = dir + "/db.fasta", profiles = dir + "/profiles.hmm";
-  write_file_atomic(fasta, first_records(read_text_maybe_gzipped(data::kProteins), kTargets));
+  write_file_atomic(fasta, first_fasta_records(read_text_maybe_gzipped(data::kProteins), kTargets));
   write_file_atomic(profiles, read_file_text(data::kTutorial + "Pkinase.hmm") + read_file_text(data::kTutorial + "fn3.hmm"));
 
   const Report merged = merged_report(search_in_chunks(profiles, fasta, dir), dir);

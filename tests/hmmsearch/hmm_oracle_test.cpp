@@ -414,7 +414,7 @@ TEST_P(HmmOracleProfile, SameCountsHitsScoresAndTbloutAsHmmsearch) {
   const std::string hmm = kExamples + GetParam();
   if (!fs::exists(hmm)) GTEST_SKIP() << hmm << " is missing";
   Tally tally;
-  search_both(hmm, first_records(database_text(), subset_size()), tally);
+  search_both(hmm, first_fasta_records(database_text(), subset_size()), tally);
   report(tally);
 }
 
@@ -461,7 +461,7 @@ TEST_P(HmmOraclePlanted, PlantedHomologsFoundAlike) {
   for (const std::string& record : planted) planted_names.insert(record.substr(1, record.find_first_of(" \n") - 1));
 
   // One planted sequence after every 100 real ones.
-  const std::vector<std::string> real = record_texts(first_records(database_text(), 2000));
+  const std::vector<std::string> real = record_texts(first_fasta_records(database_text(), 2000));
   std::string fasta;
   for (std::size_t r = 0; r < real.size(); ++r) {
     if (r % 100 == 50 && r / 100 < planted.size()) fasta += planted[r / 100];

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/fasta.h"
+
 namespace helix::hmmsearch::oracle_util {
 
 namespace fs = std::filesystem;
@@ -83,16 +85,8 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// The text of the first `count` records of a FASTA text, byte for byte.
-inline std::string first_records(const std::string& fasta, std::size_t count) {
-  std::size_t at = 0;  // the start of record 1, then 2, ..., then count + 1
-  for (std::size_t record = 1; record <= count; ++record) {
-    at = fasta.find("\n>", at);
-    if (at == std::string::npos) return fasta;
-    ++at;
-  }
-  return fasta.substr(0, at);
-}
+// The text of the first `count` records of a FASTA text: core's.
+using helix::first_fasta_records;
 
 // Records of a FASTA text, each its whole text (header line and sequence lines).
 inline std::vector<std::string> record_texts(const std::string& fasta) {
