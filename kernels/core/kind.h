@@ -188,7 +188,7 @@ void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorku
 void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>& words, const EmitWorkunit& emit);
 
 // The WorkunitSpec of the kind's hand-made WU (name empty), from which the
-// packaged templates are written.
+// packaged templates are written. Server side, like the two above.
 WorkunitSpec hand_made_workunit(const KindSpec& kind);
 
 // The registries (generated from HELIX_KINDS). Lookups return nullptr when

@@ -1,7 +1,8 @@
-// kind_commands.cpp: a kind's `helix-wu <kind> ...` commands as the work
-// generator adds them (core/kind.h, add_kind_workunit_command): the kind's own,
-// every WU they make completed from the declaration, and `example`. Server
-// side (helix_server_kinds): the app links no CLI.
+// kind_commands.cpp: what the work generator derives from a kind's
+// declaration (core/kind.h): its `helix-wu <kind> ...` commands
+// (add_kind_workunit_command: the kind's own, every WU they make completed
+// from the declaration, and `example`) and the hand-made WU of the packaged
+// templates. Server side (helix_server_kinds): the app links none of it.
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -65,6 +66,21 @@ void run_kind_command_line(const KindSpec& kind, const std::vector<std::string>&
   } catch (const CLI::ParseError& error) {
     throw InputError(error.what());
   }
+}
+
+WorkunitSpec hand_made_workunit(const KindSpec& kind) {
+  const HandMadeWorkunit& typical = kind.hand_made;
+  WorkunitSpec spec;
+  spec.inputs.push_back({"params", ""});
+  for (const std::string& input : typical.inputs) spec.inputs.push_back({input, ""});
+  spec.shared_inputs = typical.shared_inputs;
+  spec.outputs = output_names(kind);
+  spec.fpops_estimate = typical.fpops_estimate;
+  spec.fpops_bound = kFpopsBoundFactor * typical.fpops_estimate;
+  spec.memory_bound_bytes = typical.memory_bound_bytes;
+  spec.disk_bound_bytes = typical.disk_bound_bytes;
+  spec.max_output_bytes = typical.max_output_bytes;
+  return spec;
 }
 
 void add_kind_workunit_command(const KindSpec& kind, CLI::App& parent, EmitWorkunit emit) {
