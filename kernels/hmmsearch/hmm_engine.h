@@ -63,6 +63,11 @@ class HmmEngine {
  public:
   virtual ~HmmEngine() = default;
   virtual std::string description() const = 0;
+  // Targets the engine would search at once between two checkpoints (the job
+  // rounds it to whole blocks of the WU; 0: one block). The GPU engine asks
+  // for many: each of its domain-definition batches waits for its longest
+  // target, and a block's few passed targets leave most of the device idle.
+  virtual std::size_t round_targets() const { return 0; }
   virtual void load_targets(const SequenceSet& targets) = 0;
   virtual void load_profile(const SearchProfile& profile) = 0;
   // msv_filter_score of every loaded target (length 0 targets: -infinity).

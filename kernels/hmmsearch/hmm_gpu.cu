@@ -62,6 +62,11 @@ std::vector<T> striped_emissions(const std::vector<T>& by_code, int M, int Q, in
   return out;
 }
 
+// Targets searched at once between checkpoints (HmmEngine::round_targets):
+// 16 of the default WU blocks, about 100 M residues of UniProt, a few seconds
+// of a small GPU's time for a few profiles.
+constexpr std::size_t kRoundTargets = std::size_t{1} << 18;
+
 class GpuEngine : public HmmEngine {
  public:
   GpuEngine(int device, bool warp_msv) : warp_msv_(warp_msv) {
@@ -71,6 +76,7 @@ class GpuEngine : public HmmEngine {
   }
 
   std::string description() const override { return "cuda:" + name_; }
+  std::size_t round_targets() const override { return kRoundTargets; }
 
   void load_targets(const SequenceSet& targets) override {
     targets_ = &targets;

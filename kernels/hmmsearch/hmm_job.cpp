@@ -42,6 +42,8 @@ std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, co
 }  // namespace
 
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check) {
+  HmmPhases phases;
+  PhaseClock clock;
   const std::vector<ProfileHmm> hmms = parse_hmm_file(read_file_text(runtime.resolve("profiles")), "profiles");
   if (hmms.size() != params.profile_count)
     throw InputError("profiles: " + std::to_string(hmms.size()) + " models where the WU's params say " +
@@ -59,6 +61,7 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
                      std::to_string(params.chunk_residues));
   std::vector<SearchProfile> profiles;
   for (const ProfileHmm& hmm : hmms) profiles.push_back(configure_profile(hmm));
+  phases.inputs += clock.lap();
 
   const PipelineOptions options = params.pipeline();
   const std::size_t target_count = targets.size();
@@ -67,17 +70,27 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
   JobState state;
   state.profiles.resize(profiles.size());
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, params, blocks, state);
-  for (std::uint32_t block = state.next_block; block < blocks; ++block) {
+  // A round is one or more whole blocks, as many as the engine takes at once;
+  // the state still counts blocks, so any engine resumes any checkpoint.
+  const auto blocks_per_round =
+      static_cast<std::uint32_t>(std::max<std::size_t>(1, engine.round_targets() / params.block_targets));
+  for (std::uint32_t block = state.next_block; block < blocks;) {
+    const std::uint32_t round_end = std::min(blocks, block + blocks_per_round);
     const std::size_t first = static_cast<std::size_t>(block) * params.block_targets;
-    const std::size_t count = std::min<std::size_t>(params.block_targets, target_count - first);
+    const std::size_t count = std::min<std::size_t>(std::size_t{round_end - block} * params.block_targets,
+                                                    target_count - first);
     const SequenceSet chunk = block_chunk(targets, first, count);
     engine.load_targets(chunk);
     for (std::size_t p = 0; p < profiles.size(); ++p) {
       engine.load_profile(profiles[p]);
       const ChunkSearch search = search_chunk(profiles[p], chunk, engine, options);
+      phases.filters += clock.lap();
       if (self_check) self_check_block(profiles[p], targets, first, count, search, options, block);
+      phases.self_check += clock.lap();
       std::vector<TargetDomains> domains = define_block_domains(profiles[p], targets, first, search, engine);
+      phases.domains += clock.lap();
       if (self_check) self_check_domains(profiles[p], targets, first, search, domains);
+      phases.self_check += clock.lap();
       ProfileState& found = state.profiles[p];
       found.counts += search.counts;
       for (TargetDomains& target : domains) found.domains.push_back(std::move(target));
@@ -86,12 +99,13 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
         found.passed.push_back(passed);
       }
     }
-    state.next_block = block + 1;
+    block = state.next_block = round_end;
     runtime.report_progress(0.99 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
+    phases.checkpoints += clock.lap();
   }
 
-  HmmJobResult result{params, engine.description(), {}, {}};
+  HmmJobResult result{params, engine.description(), {}, {}, phases};
   for (std::size_t p = 0; p < profiles.size(); ++p) {
     ProfileState& found = state.profiles[p];
     result.profiles.push_back({hmms[p].name, hmms[p].accession, hmms[p].description, hmms[p].length, found.counts});

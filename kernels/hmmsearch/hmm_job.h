@@ -36,11 +36,12 @@ namespace helix::hmmsearch {
 
 // Reads "profiles" (HMMER3 text) and "database" (FASTA) through the runtime
 // and checks them against the params (model count; targets, residues and
-// bytes of the chunk); then for each block of block_targets targets runs
-// search_chunk for every profile on `engine`, saving the state between blocks
+// bytes of the chunk); then for each round of whole blocks of block_targets
+// targets (as many as engine.round_targets() asks for, at least one) runs
+// search_chunk for every profile on `engine`, saving the state between rounds
 // when due. Domain definition follows for each block's passed targets (the
 // posteriors on `engine`, the rest on the CPU). With self_check (engines
-// other than the reference) a few targets of every block are re-run on the
+// other than the reference) a few targets of every round are re-run on the
 // CPU reference, filters and domain definition: any difference is a GpuError
 // (a BOINC temporary exit), never a result. Throws InputError, GpuError,
 // StopRequested.

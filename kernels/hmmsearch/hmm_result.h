@@ -5,12 +5,14 @@
 // Contents:
 //   ProfileOutcome   one profile's name, length and pipeline counts on the chunk
 //   ScoreRow         one target past Forward for one profile: scores and domains
+//   HmmPhases        where the run's time went (stderr only)
 //   HmmJobResult     the params, the engine, every profile's outcome and rows
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/phase_clock.h"
 #include "hmm_params.h"
 #include "hmm_pipeline.h"
 #include "hmm_target_domains.h"
@@ -33,11 +35,18 @@ struct ScoreRow {
   PassedTarget scores;              // scores.target = the chunk index; the filter stage's (pre-domain) scores
   TargetDomains domains;
 };
+// Where this run's time went (after a restart: the run since it): reading
+// and parsing the inputs, the filters (loads and search_chunk), domain
+// definition, the self-checks on the CPU reference, the checkpoints.
+struct HmmPhases {
+  PhaseTime inputs, filters, domains, self_check, checkpoints;
+};
 struct HmmJobResult {
   HmmParams params;
   std::string engine;
   std::vector<ProfileOutcome> profiles;
   std::vector<ScoreRow> rows;  // by profile, then ordinal
+  HmmPhases phases;            // not part of the result's bytes
 };
 
 }  // namespace helix::hmmsearch

@@ -21,11 +21,23 @@ ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& o
                params.chunk, params.chunks, params.profile_count, engine->description().c_str());
   // The GPU's results are spot-checked against the CPU reference as they come.
   const hmmsearch::HmmJobResult result = hmmsearch::run_hmm_job(params, *engine, runtime, !options.force_cpu);
-  std::fprintf(stderr, "helix hmmsearch: %llu targets, %zu past the Forward filter\n",
-               static_cast<unsigned long long>(params.chunk_targets), result.rows.size());
-  return {{"tblout", hmmsearch::tblout_output(result)},       {"domtblout", hmmsearch::domtblout_output(result)},
-          {"out", hmmsearch::out_output(result)},             {"scores", hmmsearch::scores_tsv(result.rows)},
-          {"domains", hmmsearch::domains_tsv(result.rows)},   {"summary", hmmsearch::hmm_summary_json(result)}};
+  PhaseClock clock;
+  ResultFiles files = {{"tblout", hmmsearch::tblout_output(result)},
+                       {"domtblout", hmmsearch::domtblout_output(result)},
+                       {"out", hmmsearch::out_output(result)},
+                       {"scores", hmmsearch::scores_tsv(result.rows)},
+                       {"domains", hmmsearch::domains_tsv(result.rows)},
+                       {"summary", hmmsearch::hmm_summary_json(result)}};
+  const PhaseTime outputs = clock.lap();
+  const hmmsearch::HmmPhases& t = result.phases;
+  std::fprintf(stderr,
+               "helix hmmsearch: %llu targets, %zu past the Forward filter; wall / host CPU seconds: inputs "
+               "%.3f / %.3f, filters %.3f / %.3f, domains %.3f / %.3f, self-check %.3f / %.3f, checkpoints "
+               "%.3f / %.3f, outputs %.3f / %.3f\n",
+               static_cast<unsigned long long>(params.chunk_targets), result.rows.size(), t.inputs.wall,
+               t.inputs.cpu, t.filters.wall, t.filters.cpu, t.domains.wall, t.domains.cpu, t.self_check.wall,
+               t.self_check.cpu, t.checkpoints.wall, t.checkpoints.cpu, outputs.wall, outputs.cpu);
+  return files;
 }
 
 KindSpec hmmsearch_kind() {

@@ -301,13 +301,8 @@ TEST_F(HmmJob, RestartsAfterEveryBlockGiveTheSameBytes) {
   EXPECT_EQ(run_app(dir_, params(10), true, false, &restarts), straight);
 }
 
-TEST_F(HmmJob, GpuWritesTheCpuBytes) {
-  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  int restarts = 0;
-  const auto cpu = run_app(dir_, params(16), true, false, &restarts);
-  remove_outputs(dir_);
-  const auto gpu = run_app(dir_, params(16), false, true, &restarts);
-  EXPECT_EQ(restarts, 1);  // 3 blocks
+// The outputs of two engines: equal but for the summary's engine.
+void expect_same_but_engine(const std::vector<std::string>& gpu, const std::vector<std::string>& cpu) {
   for (std::size_t k = 0; k + 1 < kOutputs.size(); ++k) EXPECT_EQ(gpu[k], cpu[k]) << kOutputs[k];
   nlohmann::json gpu_summary = nlohmann::json::parse(gpu.back()), cpu_summary = nlohmann::json::parse(cpu.back());
   EXPECT_NE(gpu_summary["engine"], cpu_summary["engine"]);
@@ -315,8 +310,28 @@ TEST_F(HmmJob, GpuWritesTheCpuBytes) {
   EXPECT_EQ(gpu_summary, cpu_summary);
 }
 
+TEST_F(HmmJob, GpuWritesTheCpuBytes) {
+  if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  int restarts = 0;
+  const auto cpu = run_app(dir_, params(16), true, false, &restarts);
+  remove_outputs(dir_);
+  const auto gpu = run_app(dir_, params(16), false, true, &restarts);
+  EXPECT_EQ(restarts, 0);  // the GPU engine's round takes the 3 blocks at once
+  expect_same_but_engine(gpu, cpu);
+  // The GPU engine resumes the CPU's checkpoint after block 1: one round of
+  // the 2 blocks left.
+  remove_outputs(dir_);
+  DirectoryRuntime runtime(dir_.string());
+  runtime.stop_after_checkpoints(1);
+  EXPECT_THROW(run_kind(hmmsearch_kind_spec(), hmm_params_json(params(16)), RunOptions{true, 0}, runtime),
+               StopRequested);
+  expect_same_but_engine(run_app(dir_, params(16), false, true, &restarts), cpu);
+  EXPECT_EQ(restarts, 0);
+}
+
 // The reference with one of its results wrong: a faulty GPU.
 enum class Fault {
+  kNone,        // the reference as it is
   kForward,     // every Forward score one float step off
   kPosteriors,  // Forward right, the domain posteriors halved (a decoding
                 // bug; a float step alone rarely moves a region's edge)
@@ -325,8 +340,10 @@ enum class Fault {
 };
 class FaultyEngine : public HmmEngine {
  public:
-  explicit FaultyEngine(Fault fault) : fault_(fault) {}
+  // round_targets: the targets the job is asked to search at once.
+  explicit FaultyEngine(Fault fault, std::size_t round_targets = 0) : fault_(fault), round_targets_(round_targets) {}
   std::string description() const override { return "faulty"; }
+  std::size_t round_targets() const override { return round_targets_; }
   void load_targets(const SequenceSet& targets) override { inner_->load_targets(targets); }
   void load_profile(const SearchProfile& profile) override { inner_->load_profile(profile); }
   std::vector<float> msv_scores() override { return inner_->msv_scores(); }
@@ -366,8 +383,32 @@ class FaultyEngine : public HmmEngine {
 
  private:
   Fault fault_;
+  std::size_t round_targets_;
   std::unique_ptr<HmmEngine> inner_ = make_cpu_engine();
 };
+
+// Rounds of several blocks (as the GPU engine asks for) give the bytes of
+// one block at a time, also when a run resumes a checkpoint inside a round,
+// and the last round is cut at the chunk's end.
+TEST_F(HmmJob, RoundsOfSeveralBlocksGiveTheSameBytes) {
+  auto outputs = [](const HmmJobResult& r) {  // the summary names the engine
+    return std::vector<std::string>{tblout_output(r), domtblout_output(r), out_output(r), scores_tsv(r.rows),
+                                    domains_tsv(r.rows)};
+  };
+  DirectoryRuntime runtime(dir_.string());
+  auto reference = make_cpu_engine();
+  const auto block_by_block = outputs(run_hmm_job(params(4), *reference, runtime, false));  // 12 blocks
+  fs::remove(dir_ / "checkpoint.state");
+  FaultyEngine rounds_of_five(Fault::kNone, 20);  // rounds of blocks 0-4, 5-9, 10-11
+  EXPECT_EQ(outputs(run_hmm_job(params(4), rounds_of_five, runtime, true)), block_by_block);
+  // Stopped after block 1 by the reference, resumed in rounds 2-6, 7-11.
+  fs::remove(dir_ / "checkpoint.state");
+  DirectoryRuntime stopped(dir_.string());
+  stopped.stop_after_checkpoints(1);
+  EXPECT_THROW(run_hmm_job(params(4), *reference, stopped, false), StopRequested);
+  DirectoryRuntime resumed(dir_.string());
+  EXPECT_EQ(outputs(run_hmm_job(params(4), rounds_of_five, resumed, true)), block_by_block);
+}
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
   DirectoryRuntime runtime(dir_.string());
