@@ -1,7 +1,7 @@
 // hmm_job.cpp: an hmmsearch work unit from inputs to result (hmm_job.h): the
-// inputs read and checked against the params, then every block of targets
-// searched for every profile, its passed targets' domains defined (and
-// self-checked), checkpointed between blocks (hmm_state.h).
+// inputs read and checked against the params, then every round of blocks of
+// targets searched for every profile, its passed targets' domains defined
+// (and self-checked), checkpointed between rounds (hmm_state.h).
 #include "hmm_job.h"
 
 #include <algorithm>
