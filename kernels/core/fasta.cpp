@@ -1,6 +1,7 @@
 #include "core/fasta.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/errors.h"
 
@@ -10,27 +11,32 @@ namespace {
 
 std::string at_line(const std::string& what, int line) { return what + ", line " + std::to_string(line) + ": "; }
 
-FastaText header_record(std::string_view header_line_text, const std::string& what, int line_number) {
-  const std::string header(header_line_text.substr(1));
+// Starts `record` at a header line: its id and description, no letters yet.
+void read_header(std::string_view header_line_text, const std::string& what, int line_number, FastaText& record) {
+  const std::string_view header = header_line_text.substr(1);
   const std::size_t blank = std::min(header.find_first_of(" \t"), header.size());
   const std::size_t description = std::min(header.find_first_not_of(" \t", blank), header.size());
-  FastaText record;
-  record.id = header.substr(0, blank);
-  record.description = header.substr(description);
+  record.id.assign(header.substr(0, blank));
+  record.description.assign(header.substr(description));
+  record.letters.clear();
   record.header_line = line_number;
   if (record.id.empty()) throw InputError(at_line(what, line_number) + "a header without an id");
-  return record;
 }
 
 }  // namespace
 
-std::vector<FastaText> split_fasta(std::string_view text, const std::string& what) {
+void for_each_fasta_record(std::string_view text, const std::string& what,
+                           const std::function<void(FastaText&)>& take) {
   if (text.find('\0') != std::string_view::npos) throw InputError(what + ": holds a NUL byte (not FASTA text)");
-  std::vector<FastaText> records;
-  auto finish_previous = [&]() {
-    if (!records.empty() && records.back().letters.empty())
-      throw InputError(at_line(what, records.back().header_line) + "sequence " + records.back().id +
-                       " is empty (a truncated file?)");
+  FastaText record;  // the one being read; its letters' buffer is reused
+  bool open = false;
+  std::size_t records = 0;
+  auto finish = [&]() {
+    if (!open) return;
+    if (record.letters.empty())
+      throw InputError(at_line(what, record.header_line) + "sequence " + record.id + " is empty (a truncated file?)");
+    take(record);
+    ++records;
   };
   int line_number = 0;
   std::size_t pos = 0;
@@ -42,17 +48,23 @@ std::vector<FastaText> split_fasta(std::string_view text, const std::string& wha
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (!line.empty() && line[0] == '>') {
-      finish_previous();
-      records.push_back(header_record(line, what, line_number));
+      finish();
+      read_header(line, what, line_number, record);
+      open = true;
       continue;
     }
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     if (line.empty()) continue;
-    if (records.empty()) throw InputError(at_line(what, line_number) + "sequence data before the first '>' header");
-    records.back().letters.append(line);
+    if (!open) throw InputError(at_line(what, line_number) + "sequence data before the first '>' header");
+    record.letters.append(line);
   }
-  finish_previous();
-  if (records.empty()) throw InputError(what + ": no FASTA records");
+  finish();
+  if (records == 0) throw InputError(what + ": no FASTA records");
+}
+
+std::vector<FastaText> split_fasta(std::string_view text, const std::string& what) {
+  std::vector<FastaText> records;
+  for_each_fasta_record(text, what, [&](FastaText& record) { records.push_back(std::move(record)); });
   return records;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -17,23 +18,39 @@ std::optional<std::string> first_unreadable(const std::vector<std::string>& path
   return std::nullopt;
 }
 
-std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+namespace {
+
+// The whole file in a std::string or byte vector: sized once from fstat and
+// read in place (a WU's database is tens of MB: growing a buffer and copying
+// it cost the app a tenth of a second), then read on to the end, should the
+// file be longer than it said (a pipe, a file being written).
+template <typename Bytes>
+Bytes read_whole_file(const std::string& path) {
   FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw InputError("cannot open " + path + ": " + std::strerror(errno));
-  std::vector<std::uint8_t> bytes;
-  std::uint8_t buffer[1 << 16];
-  std::size_t got;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) bytes.insert(bytes.end(), buffer, buffer + got);
-  bool failed = std::ferror(file);
+  struct stat status {};
+  std::size_t size = ::fstat(fileno(file), &status) == 0 && status.st_size > 0 ? status.st_size : 0;
+  Bytes bytes;
+  bytes.resize(size + 1);  // one byte more: the end of the file is seen by a short read
+  std::size_t used = 0, got;
+  while ((got = std::fread(&bytes[used], 1, bytes.size() - used, file)) > 0) {
+    used += got;
+    if (used == bytes.size()) bytes.resize(2 * bytes.size());
+  }
+  const bool failed = std::ferror(file);
   std::fclose(file);
   if (failed) throw InputError("cannot read " + path);
+  bytes.resize(used);
   return bytes;
 }
 
-std::string read_file_text(const std::string& path) {
-  auto bytes = read_file_bytes(path);
-  return std::string(bytes.begin(), bytes.end());
+}  // namespace
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  return read_whole_file<std::vector<std::uint8_t>>(path);
 }
+
+std::string read_file_text(const std::string& path) { return read_whole_file<std::string>(path); }
 
 std::string read_text_maybe_gzipped(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");

@@ -31,13 +31,14 @@ bool code_includes(int code, int residue) {
   return std::strchr(kDegenerateMembers[code - kFirstDegenerate], kSymbols[residue]) != nullptr;
 }
 
-std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& what) {
+std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& what, const std::string& sequence) {
   static const std::array<int, 256> table = make_code_table();
   std::vector<std::uint8_t> codes(letters.size());
   for (std::size_t i = 0; i < letters.size(); ++i) {
     const int code = table[static_cast<unsigned char>(letters[i])];
     if (code < 0)
-      throw InputError(what + ": character '" + std::string(1, letters[i]) + "' at position " + std::to_string(i + 1) +
+      throw InputError(what + (sequence.empty() ? "" : ", sequence " + sequence) + ": character '" +
+                       std::string(1, letters[i]) + "' at position " + std::to_string(i + 1) +
                        " is not in HMMER's protein alphabet");
     codes[i] = static_cast<std::uint8_t>(code);
   }
@@ -46,13 +47,13 @@ std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& 
 
 std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what) {
   std::vector<TargetSequence> targets;
-  for (FastaText& record : split_fasta(text, what)) {
+  for_each_fasta_record(text, what, [&](FastaText& record) {
     if (record.letters.size() > kMaxTargetLength)
       throw InputError(what + ", sequence " + record.id + ": " + std::to_string(record.letters.size()) +
                        " residues, over hmmsearch's limit of " + std::to_string(kMaxTargetLength));
-    TargetSequence target{record.id, record.description, digitize(record.letters, what + ", sequence " + record.id)};
-    targets.push_back(std::move(target));
-  }
+    std::vector<std::uint8_t> codes = digitize(record.letters, what, record.id);
+    targets.push_back({std::move(record.id), std::move(record.description), std::move(codes)});
+  });
   return targets;
 }
 

@@ -30,9 +30,10 @@ struct TargetSequence {
   std::vector<std::uint8_t> codes;
 };
 
-// Digital codes of a sequence's letters; throws InputError naming `what` for
-// a character outside the alphabet.
-std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& what);
+// Digital codes of a sequence's letters; throws InputError naming `what` (and
+// `sequence`, its id, when given) for a character outside the alphabet.
+std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& what,
+                                   const std::string& sequence = "");
 // FASTA text -> targets. Throws InputError for bad FASTA (see split_fasta),
 // a bad character, or a sequence longer than kMaxTargetLength.
 std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what);

@@ -115,11 +115,11 @@ void check_gaps(const GapPenalties& gaps) {
 
 std::vector<FastaRecord> parse_fasta(std::string_view text, const std::string& what) {
   std::vector<FastaRecord> records;
-  for (FastaText& split : split_fasta(text, what)) {
+  for_each_fasta_record(text, what, [&](FastaText& split) {
     FastaRecord record{std::move(split.id), std::move(split.description), {}};
     record.residues = encode_protein(split.letters, what + ", sequence " + record.id);
     records.push_back(std::move(record));
-  }
+  });
   return records;
 }
 
