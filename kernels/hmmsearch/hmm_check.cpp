@@ -194,9 +194,10 @@ Result read_result(const std::vector<std::string>& files) {
   read_summary(files[kSummaryFile], result);
   read_scores(files[kScoresFile], result);
   read_domains(files[kDomainsFile], result);
-  require_text(files[kTbloutFile], tblout_output(result.job), "tblout");
-  require_text(files[kDomtbloutFile], domtblout_output(result.job), "domtblout");
-  require_text(files[kOutFile], out_output(result.job), "out");
+  const ProfileTexts reports = report_outputs(result.job);
+  require_text(files[kTbloutFile], reports.tblout, "tblout");
+  require_text(files[kDomtbloutFile], reports.domtblout, "domtblout");
+  require_text(files[kOutFile], reports.out, "out");
   return result;
 }
 

@@ -40,20 +40,17 @@ ProfileTexts profile_texts(const ProfileOutcome& profile, std::uint32_t index, c
   return texts;
 }
 
-namespace {
-
-// Every profile's texts in file order, the table headers with the first.
-std::string joined_output(const HmmJobResult& result, std::string ProfileTexts::*part) {
-  std::string text;
-  for (std::uint32_t p = 0; p < result.profiles.size(); ++p)
-    text += profile_texts(result.profiles[p], p, result.rows, result.params, p == 0).*part;
-  return text;
+ProfileTexts report_outputs(const HmmJobResult& result) {
+  ProfileTexts joined;
+  for (std::uint32_t p = 0; p < result.profiles.size(); ++p) {
+    const ProfileTexts texts = profile_texts(result.profiles[p], p, result.rows, result.params, p == 0);
+    joined.tblout += texts.tblout, joined.domtblout += texts.domtblout, joined.out += texts.out;
+  }
+  return joined;
 }
 
-}  // namespace
-
-std::string tblout_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::tblout); }
-std::string domtblout_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::domtblout); }
-std::string out_output(const HmmJobResult& result) { return joined_output(result, &ProfileTexts::out); }
+std::string tblout_output(const HmmJobResult& result) { return report_outputs(result).tblout; }
+std::string domtblout_output(const HmmJobResult& result) { return report_outputs(result).domtblout; }
+std::string out_output(const HmmJobResult& result) { return report_outputs(result).out; }
 
 }  // namespace helix::hmmsearch
