@@ -80,6 +80,22 @@ inline std::string select_cuda_device(int device) {
   return properties.name;
 }
 
+// Lets `kernel` ask for all the dynamic shared memory the current device
+// gives a block. Set to the most, never to one launch's size: engines on
+// several host threads launch one kernel with different sizes, and the size
+// one thread had set made another's larger launch fail ("invalid argument").
+template <typename Kernel>
+void allow_all_dynamic_shared(Kernel kernel, const char* what) {
+  int device = 0, most = 0;
+  check_cuda(cudaGetDevice(&device), what);
+  check_cuda(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), what);
+  cudaFuncAttributes attributes{};
+  check_cuda(cudaFuncGetAttributes(&attributes, kernel), what);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  most - static_cast<int>(attributes.sharedSizeBytes)),
+             what);
+}
+
 // Number of usable CUDA devices: 0 without a driver or GPU. Never throws.
 inline int cuda_device_count() {
   int count = 0;

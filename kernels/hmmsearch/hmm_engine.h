@@ -68,6 +68,9 @@ class HmmEngine {
   // for many: each of its domain-definition batches waits for its longest
   // target, and a block's few passed targets leave most of the device idle.
   virtual std::size_t round_targets() const { return 0; }
+  // Readies the calling thread to drive the engine (the GPU engine makes its
+  // device current there): the job runs several engines on threads of its own.
+  virtual void use_on_this_thread() {}
   virtual void load_targets(const SequenceSet& targets) = 0;
   virtual void load_profile(const SearchProfile& profile) = 0;
   // msv_filter_score of every loaded target (length 0 targets: -infinity).
@@ -95,6 +98,8 @@ std::unique_ptr<HmmEngine> make_cpu_engine();
 // The CUDA engine on `device`. Throws GpuError without a usable GPU.
 // warp_msv = false runs MSV one thread per target, as it does for models too
 // long for the warp kernels (over 4096 nodes); tests use it to check that path.
-std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0, bool warp_msv = true);
+// engines_on_device: how many engines the caller runs on the device at once
+// (each takes that share of the memory its batches may fill).
+std::unique_ptr<HmmEngine> make_gpu_engine(int device = 0, bool warp_msv = true, int engines_on_device = 1);
 
 }  // namespace helix::hmmsearch

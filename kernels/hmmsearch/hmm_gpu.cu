@@ -69,7 +69,8 @@ constexpr std::size_t kRoundTargets = std::size_t{1} << 18;
 
 class GpuEngine : public HmmEngine {
  public:
-  GpuEngine(int device, bool warp_msv) : warp_msv_(warp_msv) {
+  GpuEngine(int device, bool warp_msv, int engines_on_device)
+      : device_(device), engines_on_device_(std::max(1, engines_on_device)), warp_msv_(warp_msv) {
     name_ = select_cuda_device(device);
     check_cuda(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
     stream_.create("creating the hmmsearch engine's stream");
@@ -77,6 +78,7 @@ class GpuEngine : public HmmEngine {
 
   std::string description() const override { return "cuda:" + name_; }
   std::size_t round_targets() const override { return kRoundTargets; }
+  void use_on_this_thread() override { check_cuda(cudaSetDevice(device_), "selecting the CUDA device"); }
 
   void load_targets(const SequenceSet& targets) override {
     targets_ = &targets;
@@ -165,7 +167,7 @@ class GpuEngine : public HmmEngine {
     const std::size_t warp_bytes = 3 * sizeof(std::int16_t) * vit_q_ * kWarp;
     const std::size_t block_bytes = warp_bytes * (kBatchBlock / kWarp);
     const bool shared_rows = block_bytes <= kMaxSharedRows;
-    if (shared_rows) allow_viterbi_shared_rows(block_bytes);
+    if (shared_rows) allow_viterbi_shared_rows();
     std::vector<int> xc = batch_scores<int>(
         which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
@@ -296,13 +298,14 @@ class GpuEngine : public HmmEngine {
   // 60 % of the free device memory (at least 256 MiB) for one batch of
   // matrices: each batch ends with its longest task alone on the card, so
   // the fewer batches the better (an 8 GiB cap made SMC_N's 3,884
-  // envelopes six batches).
+  // envelopes six batches). Engines sharing the device take their share of
+  // it, so that together they never ask for more than that 60 %.
   std::size_t envelope_budget() const {
     std::size_t free = 0, total = 0;
     check_cuda(cudaMemGetInfo(&free, &total), "reading free device memory");
     const std::size_t already = env_rows_.count * sizeof(float) + env_specials_.count * sizeof(float) +
                                 env_steps_.count * sizeof(TraceStep);  // reused, so free again for the batch
-    return std::max<std::size_t>(std::size_t(256) << 20, (free + already) / 10 * 6);
+    return std::max<std::size_t>(std::size_t(256) << 20, (free + already) / 10 * 6 / engines_on_device_);
   }
 
   std::size_t region_bytes(const RegionTask& task, int samples) const {
@@ -530,7 +533,7 @@ class GpuEngine : public HmmEngine {
     f.warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
     f.block_bytes = f.warp_bytes * kForwardWarpsPerBlock;
     f.shared_rows = f.block_bytes <= kMaxSharedRows;
-    if (f.shared_rows) allow_forward_shared_rows(f.block_bytes);
+    if (f.shared_rows) allow_forward_shared_rows();
     return f;
   }
 
@@ -743,6 +746,8 @@ class GpuEngine : public HmmEngine {
   static constexpr int kBackwardWarpsPerBlock = 4;
 
   std::string name_;
+  int device_ = 0;
+  int engines_on_device_ = 1;  // engines sharing the device's memory (make_gpu_engine)
   int sms_ = 1;
   CudaStream stream_;  // every kernel, copy and memset of the engine, in order
   // Pinned host sides of the copies: a filter batch going up, results coming
@@ -792,8 +797,8 @@ class GpuEngine : public HmmEngine {
 
 }  // namespace
 
-std::unique_ptr<HmmEngine> make_gpu_engine(int device, bool warp_msv) {
-  return std::make_unique<GpuEngine>(device, warp_msv);
+std::unique_ptr<HmmEngine> make_gpu_engine(int device, bool warp_msv, int engines_on_device) {
+  return std::make_unique<GpuEngine>(device, warp_msv, engines_on_device);
 }
 
 }  // namespace helix::hmmsearch

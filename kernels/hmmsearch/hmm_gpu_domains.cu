@@ -352,10 +352,7 @@ std::size_t backward_warp_bytes(int Q) { return sizeof(float) * backward_warp_fl
 
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream) {
   const std::size_t shared = batch.shared_rows ? backward_warp_bytes(batch.Q) * warps_per_block : 0;
-  if (shared > 0)
-    check_cuda(cudaFuncSetAttribute(backward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(shared)),
-               "Backward kernel shared memory");
+  if (shared > 0) allow_all_dynamic_shared(backward_warp_kernel, "Backward kernel shared memory");
   backward_warp_kernel<<<blocks, warps_per_block * kWarp, shared, stream>>>(batch);
   check_cuda(cudaGetLastError(), "Backward kernel launch");
 }

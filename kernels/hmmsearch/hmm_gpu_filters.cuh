@@ -76,9 +76,9 @@ struct ViterbiStriped {
   int dd_bound;
 };
 
-// Lets the Viterbi kernel take `block_bytes` of dynamic shared memory (its
-// rows, when a block's fit).
-void allow_viterbi_shared_rows(std::size_t block_bytes);
+// Lets the Viterbi kernel take all the dynamic shared memory a block may
+// have (its rows, when a block's fit; core/cuda_support.h says why all).
+void allow_viterbi_shared_rows();
 // The Viterbi filter over `batch`, one warp per entry: out_xc[b], the final C
 // word, or 32767 on overflow. Rows in shared memory (`shared_bytes` per
 // block) when `shared_rows`, else 3 * Q * 32 words per warp of `global_rows`.
@@ -122,9 +122,9 @@ struct ForwardEntries {
   float* region_rows;
 };
 
-// Lets the Forward kernel take `block_bytes` of dynamic shared memory (its
-// rows, when a block's fit).
-void allow_forward_shared_rows(std::size_t block_bytes);
+// Lets the Forward kernel take all the dynamic shared memory a block may
+// have (its rows, when a block's fit; core/cuda_support.h says why all).
+void allow_forward_shared_rows();
 // The Forward kernel over entries [0, count), kForwardWarpsPerBlock warps per
 // block: e.out[b], the score in nats. Rows in shared memory (`shared_bytes`
 // per block) when `shared_rows`, else forward_warp_floats(Q) per warp of

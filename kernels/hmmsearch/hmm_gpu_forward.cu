@@ -241,11 +241,7 @@ __global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float
 
 }  // namespace
 
-void allow_forward_shared_rows(std::size_t block_bytes) {
-  check_cuda(cudaFuncSetAttribute(forward_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(block_bytes)),
-             "Forward kernel shared memory");
-}
+void allow_forward_shared_rows() { allow_all_dynamic_shared(forward_warp_kernel, "Forward kernel shared memory"); }
 
 void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEntries& e, std::uint32_t count,
                           float* global_rows, bool shared_rows, unsigned* next, unsigned long_count,

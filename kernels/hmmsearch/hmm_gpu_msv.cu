@@ -107,9 +107,7 @@ __global__ void msv_thread_kernel(const std::uint8_t* codes, const std::uint64_t
 template <int W>
 void launch_msv(const MsvKernelArgs& args, int sms, cudaStream_t stream) {
   const std::size_t shared = W <= kSharedMsvWords ? sizeof(std::uint32_t) * kCodes * W * kWarp : 0;
-  check_cuda(cudaFuncSetAttribute(msv_warp_kernel<W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(shared)),
-             "MSV kernel shared memory");
+  if (shared > 0) allow_all_dynamic_shared(msv_warp_kernel<W>, "MSV kernel shared memory");
   int per_sm = 0;
   check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msv_warp_kernel<W>, kMsvBlock, shared),
              "MSV kernel occupancy");

@@ -123,11 +123,7 @@ __global__ void viterbi_warp_kernel(const std::uint8_t* codes, const std::uint64
 
 }  // namespace
 
-void allow_viterbi_shared_rows(std::size_t block_bytes) {
-  check_cuda(cudaFuncSetAttribute(viterbi_warp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(block_bytes)),
-             "Viterbi kernel shared memory");
-}
+void allow_viterbi_shared_rows() { allow_all_dynamic_shared(viterbi_warp_kernel, "Viterbi kernel shared memory"); }
 
 void launch_viterbi_warps(int blocks, int block_threads, std::size_t shared_bytes, const std::uint8_t* codes,
                           const std::uint64_t* offsets, const BatchTarget* batch, std::uint32_t count,

@@ -5,6 +5,11 @@
 #include "hmm_job.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
 
 #include "core/checkpoint.h"
 #include "core/errors.h"
@@ -39,9 +44,72 @@ std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, co
   return domains;
 }
 
+// One profile's search of one round on one engine: the filters, domain
+// definition of the passed targets, and the self-checks.
+struct ProfileRound {
+  ChunkSearch search;
+  std::vector<TargetDomains> domains;
+};
+ProfileRound search_profile(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
+                            std::size_t first, const SequenceSet& chunk, HmmEngine& engine,
+                            const PipelineOptions& options, bool self_check, std::uint32_t block, HmmPhases& phases) {
+  PhaseClock clock(PhaseClock::Cpu::kThisThread);
+  engine.load_profile(profile);
+  ProfileRound round{search_chunk(profile, chunk, engine, options), {}};
+  phases.filters += clock.lap();
+  if (self_check) self_check_block(profile, targets, first, chunk.size(), round.search, options, block);
+  phases.self_check += clock.lap();
+  round.domains = define_block_domains(profile, targets, first, round.search, engine);
+  phases.domains += clock.lap();
+  if (self_check) self_check_domains(profile, targets, first, round.search, round.domains);
+  phases.self_check += clock.lap();
+  return round;
+}
+
+// Runs work(p, engine, phases) for p = 0 .. count-1, the p shared among the
+// engines, each engine on its own host thread (this one runs the first):
+// engine e starts with p = e, then takes the next p not yet taken. An engine
+// loads the round's targets before its first p. Once every thread has
+// stopped, the first exception any threw is rethrown. Phases add up over the
+// threads.
+template <typename Work>
+void share_among_engines(std::size_t count, const std::vector<HmmEngine*>& engines, const SequenceSet& chunk,
+                         HmmPhases& phases, Work work) {
+  const std::size_t working = std::min(count, engines.size());
+  std::atomic<std::size_t> next{working};
+  std::vector<std::exception_ptr> failures(working);
+  std::vector<HmmPhases> engine_phases(working);
+  auto worker = [&](std::size_t e) {
+    try {
+      engines[e]->use_on_this_thread();
+      engines[e]->load_targets(chunk);
+      for (std::size_t p = e; p < count; p = next.fetch_add(1)) work(p, *engines[e], engine_phases[e]);
+    } catch (...) {
+      failures[e] = std::current_exception();
+      next = count;  // the others stop after their current profile
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t e = 1; e < working; ++e) helpers.emplace_back(worker, e);
+  if (working > 0) worker(0);
+  for (std::thread& helper : helpers) helper.join();
+  for (const HmmPhases& t : engine_phases) {
+    phases.filters += t.filters, phases.domains += t.domains, phases.self_check += t.self_check;
+  }
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check) {
+  return run_hmm_job(params, std::vector<HmmEngine*>{&engine}, runtime, self_check);
+}
+
+HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines, Runtime& runtime,
+                         bool self_check) {
+  if (engines.empty()) throw std::invalid_argument("run_hmm_job: no engine");
+  HmmEngine& engine = *engines.front();
   HmmPhases phases;
   PhaseClock clock;
   const std::vector<ProfileHmm> hmms = parse_hmm_file(read_file_text(runtime.resolve("profiles")), "profiles");
@@ -61,6 +129,12 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
                      std::to_string(params.chunk_residues));
   std::vector<SearchProfile> profiles;
   for (const ProfileHmm& hmm : hmms) profiles.push_back(configure_profile(hmm));
+  // The engines take the longest models first: a long one started last
+  // would run alone at the end of the round.
+  std::vector<std::size_t> longest_first(profiles.size());
+  std::iota(longest_first.begin(), longest_first.end(), std::size_t{0});
+  std::stable_sort(longest_first.begin(), longest_first.end(),
+                   [&](std::size_t a, std::size_t b) { return profiles[a].M > profiles[b].M; });
   phases.inputs += clock.lap();
 
   const PipelineOptions options = params.pipeline();
@@ -80,25 +154,21 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
     const std::size_t count = std::min<std::size_t>(std::size_t{round_end - block} * params.block_targets,
                                                     target_count - first);
     const SequenceSet chunk = block_chunk(targets, first, count);
-    engine.load_targets(chunk);
+    std::vector<ProfileRound> found(profiles.size());
+    share_among_engines(profiles.size(), engines, chunk, phases, [&](std::size_t n, HmmEngine& on, HmmPhases& t) {
+      const std::size_t p = longest_first[n];
+      found[p] = search_profile(profiles[p], targets, first, chunk, on, options, self_check, block, t);
+    });
     for (std::size_t p = 0; p < profiles.size(); ++p) {
-      engine.load_profile(profiles[p]);
-      const ChunkSearch search = search_chunk(profiles[p], chunk, engine, options);
-      phases.filters += clock.lap();
-      if (self_check) self_check_block(profiles[p], targets, first, count, search, options, block);
-      phases.self_check += clock.lap();
-      std::vector<TargetDomains> domains = define_block_domains(profiles[p], targets, first, search, engine);
-      phases.domains += clock.lap();
-      if (self_check) self_check_domains(profiles[p], targets, first, search, domains);
-      phases.self_check += clock.lap();
-      ProfileState& found = state.profiles[p];
-      found.counts += search.counts;
-      for (TargetDomains& target : domains) found.domains.push_back(std::move(target));
-      for (PassedTarget passed : search.passed) {
+      ProfileState& kept = state.profiles[p];
+      kept.counts += found[p].search.counts;
+      for (TargetDomains& target : found[p].domains) kept.domains.push_back(std::move(target));
+      for (PassedTarget passed : found[p].search.passed) {
         passed.target += static_cast<std::uint32_t>(first);
-        found.passed.push_back(passed);
+        kept.passed.push_back(passed);
       }
     }
+    phases.rounds += clock.lap();
     block = state.next_block = round_end;
     runtime.report_progress(0.99 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });

@@ -46,5 +46,10 @@ namespace helix::hmmsearch {
 // (a BOINC temporary exit), never a result. Throws InputError, GpuError,
 // StopRequested.
 HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& runtime, bool self_check);
+// The same with several engines, each on its own host thread, searching
+// different profiles of a round at once (the first engine's round_targets()
+// sets the rounds). The result is the one engine's, byte for byte.
+HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines, Runtime& runtime,
+                         bool self_check);
 
 }  // namespace helix::hmmsearch

@@ -36,10 +36,13 @@ struct ScoreRow {
   TargetDomains domains;
 };
 // Where this run's time went (after a restart: the run since it): reading
-// and parsing the inputs, the filters (loads and search_chunk), domain
-// definition, the self-checks on the CPU reference, the checkpoints.
+// and parsing the inputs, the rounds, the checkpoints (the process's CPU);
+// within the rounds, added over the engines' threads (each thread's own CPU),
+// the filters (profile loads and search_chunk), domain definition and the
+// self-checks on the CPU reference.
 struct HmmPhases {
-  PhaseTime inputs, filters, domains, self_check, checkpoints;
+  PhaseTime inputs, rounds, checkpoints;
+  PhaseTime filters, domains, self_check;
 };
 struct HmmJobResult {
   HmmParams params;

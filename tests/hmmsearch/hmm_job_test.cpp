@@ -389,8 +389,8 @@ class FaultyEngine : public HmmEngine {
 
 // Rounds of several blocks (as the GPU engine asks for) give the bytes of
 // one block at a time, also when a run resumes a checkpoint inside a round,
-// and the last round is cut at the chunk's end.
-TEST_F(HmmJob, RoundsOfSeveralBlocksGiveTheSameBytes) {
+// and the last round is cut at the chunk's end; so do several engines.
+TEST_F(HmmJob, RoundsAndSeveralEnginesGiveTheSameBytes) {
   auto outputs = [](const HmmJobResult& r) {  // the summary names the engine
     return std::vector<std::string>{tblout_output(r), domtblout_output(r), out_output(r), scores_tsv(r.rows),
                                     domains_tsv(r.rows)};
@@ -408,6 +408,22 @@ TEST_F(HmmJob, RoundsOfSeveralBlocksGiveTheSameBytes) {
   EXPECT_THROW(run_hmm_job(params(4), *reference, stopped, false), StopRequested);
   DirectoryRuntime resumed(dir_.string());
   EXPECT_EQ(outputs(run_hmm_job(params(4), rounds_of_five, resumed, true)), block_by_block);
+  // Profiles shared among engines on threads of their own (as the GPU app
+  // runs them): the same bytes; three engines for two profiles, one idle.
+  fs::remove(dir_ / "checkpoint.state");
+  FaultyEngine second(Fault::kNone, 20), third(Fault::kNone, 20);
+  EXPECT_EQ(outputs(run_hmm_job(params(4), {&rounds_of_five, &second, &third}, runtime, true)), block_by_block);
+  // A GpuError on any engine's thread reaches the caller.
+  fs::remove(dir_ / "checkpoint.state");
+  // Engines take the longest models first, engine e the e-th: globins4
+  // twice, so that the wrong engine's first profile is one whose Forward
+  // scores the self-check sees.
+  profiles_text_ = read_file_text(kGlobins4) + read_file_text(kGlobins4);
+  write_inputs();
+  FaultyEngine wrong(Fault::kForward, 20);
+  EXPECT_THROW(run_hmm_job(params(4), {&rounds_of_five, &wrong}, runtime, true), GpuError);
+  fs::remove(dir_ / "checkpoint.state");
+  EXPECT_NO_THROW(run_hmm_job(params(4), {&rounds_of_five, &second}, runtime, true));
 }
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
