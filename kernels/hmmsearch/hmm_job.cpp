@@ -5,15 +5,13 @@
 #include "hmm_job.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/shared_work.h"
 #include "hmm_file.h"
 #include "hmm_profile.h"
 #include "hmm_search.h"
@@ -66,38 +64,22 @@ ProfileRound search_profile(const SearchProfile& profile, const std::vector<Targ
   return round;
 }
 
-// Runs work(p, engine, phases) for p = 0 .. count-1, the p shared among the
-// engines, each engine on its own host thread (this one runs the first):
-// engine e starts with p = e, then takes the next p not yet taken. An engine
-// loads the round's targets before its first p. Once every thread has
-// stopped, the first exception any threw is rethrown. Phases add up over the
-// threads.
+// Runs work(p, engine, phases) for p = 0 .. count-1, shared among the engines
+// (core/shared_work.h), each on its own host thread, which loads the round's
+// targets first. Phases add up over the threads.
 template <typename Work>
 void share_among_engines(std::size_t count, const std::vector<HmmEngine*>& engines, const SequenceSet& chunk,
                          HmmPhases& phases, Work work) {
-  const std::size_t working = std::min(count, engines.size());
-  std::atomic<std::size_t> next{working};
-  std::vector<std::exception_ptr> failures(working);
-  std::vector<HmmPhases> engine_phases(working);
-  auto worker = [&](std::size_t e) {
-    try {
-      engines[e]->use_on_this_thread();
-      engines[e]->load_targets(chunk);
-      for (std::size_t p = e; p < count; p = next.fetch_add(1)) work(p, *engines[e], engine_phases[e]);
-    } catch (...) {
-      failures[e] = std::current_exception();
-      next = count;  // the others stop after their current profile
-    }
+  std::vector<HmmPhases> engine_phases(engines.size());
+  auto prepare = [&](std::size_t e) {
+    engines[e]->use_on_this_thread();
+    engines[e]->load_targets(chunk);
   };
-  std::vector<std::thread> helpers;
-  for (std::size_t e = 1; e < working; ++e) helpers.emplace_back(worker, e);
-  if (working > 0) worker(0);
-  for (std::thread& helper : helpers) helper.join();
+  share_work(count, engines.size(), prepare,
+             [&](std::size_t p, std::size_t e) { work(p, *engines[e], engine_phases[e]); });
   for (const HmmPhases& t : engine_phases) {
     phases.filters += t.filters, phases.domains += t.domains, phases.self_check += t.self_check;
   }
-  for (const std::exception_ptr& failure : failures)
-    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace

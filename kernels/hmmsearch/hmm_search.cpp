@@ -1,9 +1,10 @@
 #include "hmm_search.h"
 
-#include <atomic>
+#include <algorithm>
 #include <cmath>
 #include <optional>
-#include <thread>
+
+#include "core/shared_work.h"
 
 namespace helix::hmmsearch {
 
@@ -12,14 +13,8 @@ namespace {
 // Runs work(0 .. count-1) on `threads` host threads (this one included).
 template <typename Work>
 void share_among_threads(std::size_t count, int threads, Work work) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t n; (n = next.fetch_add(1)) < count;) work(n);
-  };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) helpers.emplace_back(worker);
-  worker();
-  for (std::thread& helper : helpers) helper.join();
+  share_work(count, static_cast<std::size_t>(std::max(1, threads)), [](std::size_t) {},
+             [&](std::size_t n, std::size_t) { work(n); });
 }
 
 }  // namespace
