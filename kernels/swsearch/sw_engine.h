@@ -42,9 +42,6 @@ class SwEngine {
  public:
   virtual ~SwEngine() = default;
   virtual std::string description() const = 0;
-  // Readies the calling thread to drive the engine (the GPU engine makes its
-  // device current there): the job scans with several engines on threads.
-  virtual void use_on_this_thread() {}
   virtual void load_targets(const SequenceSet& targets) = 0;
   // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
   virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,

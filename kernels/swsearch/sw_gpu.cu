@@ -716,7 +716,7 @@ struct BestScoresHost {
 
 class GpuEngine final : public SwEngine {
  public:
-  explicit GpuEngine(int device) : device_(device) {
+  explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
     stream_.create("creating a stream");
     long_stream_.create("creating a stream");
@@ -728,7 +728,6 @@ class GpuEngine final : public SwEngine {
     best_threshold_.allocate(1, "allocating the best scores' threshold on the GPU");
     host_best_.reserve(1, "allocating pinned memory");
   }
-  void use_on_this_thread() override { check_cuda(cudaSetDevice(device_), "selecting the CUDA device"); }
   std::string description() const override {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
   }
@@ -1211,7 +1210,6 @@ class GpuEngine final : public SwEngine {
   }
 
   std::string name_;
-  int device_ = 0;
   CudaStream stream_;
   CudaStream long_stream_;       // the long pairs' kernel, beside the rest
   CudaStream exclusive_stream_;  // the longest pairs' kernel, beside both

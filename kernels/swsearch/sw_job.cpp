@@ -14,7 +14,6 @@
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/file_io.h"
-#include "core/shared_work.h"
 #include "sw_statistics.h"
 
 namespace helix::swsearch {
@@ -188,12 +187,6 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 }  // namespace
 
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime) {
-  return run_sw_job(params, std::vector<SwEngine*>{&engine}, runtime);
-}
-
-SearchResult run_sw_job(const SwParams& params, const std::vector<SwEngine*>& engines, Runtime& runtime) {
-  if (engines.empty()) throw std::invalid_argument("run_sw_job: no engine");
-  SwEngine& engine = *engines.front();
   SearchPhases phases;
   auto clock = std::chrono::steady_clock::now();
   const ScoreMatrix matrix = parse_ncbi_matrix(read_file_text(runtime.resolve("matrix")), params.matrix_name);
@@ -211,21 +204,11 @@ SearchResult run_sw_job(const SwParams& params, const std::vector<SwEngine*>& en
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
-    const SequenceSet block_targets = chunk.targets.slice(first, count);
-    engine.load_targets(block_targets);
+    engine.load_targets(chunk.targets.slice(first, count));
     phases.load += seconds_since(clock);
-    // The queries shared among the engines, each on a thread of its own (the
-    // host's turn between one engine's queries is the others' GPU time);
-    // each query's candidates are its own.
-    auto prepare = [&](std::size_t e) {
-      engines[e]->use_on_this_thread();
-      if (e > 0) engines[e]->load_targets(block_targets);
-    };
-    share_work(queries.size(), engines.size(), prepare, [&](std::size_t q, std::size_t e) {
-      merge_block(state.candidates[q],
-                  engines[e]->best_scores(queries[q].residues, matrix, params.gaps, params.top_hits), first, chunk,
-                  params.top_hits);
-    });
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
+                  first, chunk, params.top_hits);
     state.next_block = block + 1;
     runtime.report_progress(0.95 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });

@@ -25,9 +25,5 @@ namespace helix::swsearch {
 // `engine` block by block (state saved between blocks when due), then aligns
 // the reported hits with the reference. Throws InputError, StopRequested.
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime);
-// The same with the scan's queries shared among several engines, each on its
-// own host thread (the first engine also finds the ends and alignments); the
-// result is the one engine's, byte for byte.
-SearchResult run_sw_job(const SwParams& params, const std::vector<SwEngine*>& engines, Runtime& runtime);
 
 }  // namespace helix::swsearch

@@ -1,10 +1,8 @@
 // swsearch_kind.cpp: the swsearch kind, declared (core/kind.h): its outputs,
-// the volunteer side (read the WU, pick the engines, search the chunk block by
+// the volunteer side (read the WU, pick the engine, search the chunk block by
 // block with checkpoints, return the hits table and the summary) and the
 // project side (sw_workunit.cpp, sw_check.cpp, sw_store.cpp).
 #include <cstdio>
-#include <memory>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,24 +13,13 @@
 namespace helix {
 namespace {
 
-// Queries the GPU scans at once, each on an engine and host thread of its
-// own: between two queries an engine's thread makes the next query's
-// profiles and collects its best scores while the GPU would wait.
-constexpr int kGpuQueriesAtOnce = 2;
-
 ResultFiles run_swsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
   const swsearch::SwParams params = swsearch::parse_sw_params(params_json);
-  std::vector<std::unique_ptr<swsearch::SwEngine>> engines;
-  if (options.force_cpu) {
-    engines.push_back(swsearch::make_cpu_engine(1));  // one thread: BOINC schedules a CPU task on one core
-  } else {
-    for (int e = 0; e < kGpuQueriesAtOnce; ++e) engines.push_back(swsearch::make_gpu_engine(options.gpu_device));
-  }
-  std::vector<swsearch::SwEngine*> on;
-  for (const auto& engine : engines) on.push_back(engine.get());
-  std::fprintf(stderr, "helix swsearch: %s %d/%d on %s (%zu at once)\n", params.matrix_name.c_str(), params.gaps.open,
-               params.gaps.extend, engines.front()->description().c_str(), engines.size());
-  const swsearch::SearchResult result = swsearch::run_sw_job(params, on, runtime);
+  // One thread on the CPU: BOINC schedules a CPU task on one core.
+  auto engine = options.force_cpu ? swsearch::make_cpu_engine(1) : swsearch::make_gpu_engine(options.gpu_device);
+  std::fprintf(stderr, "helix swsearch: %s %d/%d on %s\n", params.matrix_name.c_str(), params.gaps.open,
+               params.gaps.extend, engine->description().c_str());
+  const swsearch::SearchResult result = swsearch::run_sw_job(params, *engine, runtime);
   std::fprintf(stderr,
                "helix swsearch: %zu queries against %llu targets (%llu residues): read %.3f s, load %.3f s, "
                "scan %.3f s, ends %.3f s, alignments %.3f s\n",

@@ -146,22 +146,6 @@ TEST_F(SwJob, HitsAreTheReferencesRankedScores) {
   EXPECT_EQ(rows[5][11], "-");
 }
 
-// The scan's queries shared among engines on threads of their own (as the
-// GPU app runs them) give the one engine's hits, byte for byte.
-TEST_F(SwJob, SeveralEnginesGiveTheOneEnginesHits) {
-  const SwParams params = parse_sw_params(params_json(16));
-  DirectoryRuntime runtime(dir_.string());
-  auto one = make_reference_engine();
-  const std::string alone = hits_tsv(run_sw_job(params, *one, runtime));
-  for (std::size_t count : {2, 3, 5}) {  // 5 engines for 3 queries: two idle
-    fs::remove(dir_ / "checkpoint.state");
-    std::vector<std::unique_ptr<SwEngine>> engines;
-    std::vector<SwEngine*> on;
-    for (std::size_t e = 0; e < count; ++e) on.push_back(engines.emplace_back(make_reference_engine()).get());
-    EXPECT_EQ(hits_tsv(run_sw_job(params, on, runtime)), alone) << count << " engines";
-  }
-}
-
 // Runs the app kind until it finishes, stopping after every checkpoint when
 // asked; returns the hits table and summary.
 std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& params, bool cpu, bool stop_each,
