@@ -201,9 +201,15 @@ ProfileHmm read_model(LineReader& reader, const std::vector<std::string>& first_
 std::vector<ProfileHmm> parse_hmm_file(const std::string& text, const std::string& what) {
   LineReader reader(text, what);
   std::vector<ProfileHmm> models;
+  std::string format;  // the first model's tag: hmmsearch reads one format per file
   for (std::vector<std::string> w; reader.next(w);) {
     if (w.empty()) continue;
+    if (!models.empty() && w[0] != format && (w[0] == "HMMER3/f" || w[0] == "HMMER3/e"))
+      reader.fail("model " + std::to_string(models.size() + 1) + " is " + w[0] + " after " + format +
+                  " models: hmmsearch refuses a file that mixes HMMER3 formats (convert each model with "
+                  "hmmconvert)");
     models.push_back(read_model(reader, w));
+    if (models.size() == 1) format = w[0];
   }
   if (models.empty()) throw InputError(what + ": holds no profile HMM");
   return models;

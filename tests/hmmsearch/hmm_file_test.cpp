@@ -102,6 +102,15 @@ TEST_F(HmmFile, SeveralModelsInOneFile) {
   ASSERT_EQ(models.size(), 3u);
   EXPECT_EQ(models[1].name, "fn3");
   EXPECT_EQ(models[2].length, 149);
+  // hmmsearch 3.3.2 refuses a file whose models mix HMMER3/f and HMMER3/e
+  // ("bad file format"); so does helix, naming the model. One format of
+  // either kind is read.
+  const std::string smc_e = read_text_maybe_gzipped(kExamples + "testsuite/SMC_N.hmm.gz");
+  ASSERT_EQ(smc_e.rfind("HMMER3/e", 0), 0u);
+  EXPECT_NE(error_of(globins4_ + smc_e).find("model 2 is HMMER3/e after HMMER3/f models"), std::string::npos)
+      << error_of(globins4_ + smc_e);
+  EXPECT_NE(error_of(smc_e + globins4_).find("model 2 is HMMER3/f after HMMER3/e models"), std::string::npos);
+  EXPECT_EQ(parse_hmm_file(smc_e + smc_e, "two 3/e").size(), 2u);
 }
 
 TEST_F(HmmFile, DamagedFilesGiveOneClearError) {
