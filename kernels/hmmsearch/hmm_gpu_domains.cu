@@ -140,7 +140,7 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
     for (int g = 0; g < kCellsAhead; ++g) {
       const int c = c0 + g * team.size;
       if (c < cells) {
-        const CellTransitions<float>& t = a.transitions[q * kLanes + z];
+        const CellTransitions<float> t = load_transitions(a.transitions + q * kLanes + z);
         t_ii[g] = t.ii, t_mi[g] = t.mi, t_bm[g] = t.bm;
         e_here[g] = emission[q * kLanes + z];
         m_here[g] = r.m[nxt][c], i_next[g] = r.i[nxt][c];
@@ -148,7 +148,7 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
         // into it; 0 past the last node
         const int nz = q + 1 < Q ? z : z + 1, nq = q + 1 < Q ? q + 1 : 0;
         if (nz < kLanes) {
-          const CellTransitions<float>& tn = a.transitions[nq * kLanes + nz];
+          const CellTransitions<float> tn = load_transitions(a.transitions + nq * kLanes + nz);
           m_next[g] = r.m[nxt][c + 1], e_next[g] = emission[nq * kLanes + nz];
           t_mm[g] = tn.mm, t_im[g] = tn.im, t_dm[g] = tn.dm;
         } else {

@@ -112,7 +112,7 @@ __device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, 
         for (int a = 0; a < kCellsAhead; ++a) {
           const int q = q0 + a, c = z * Q + q;
           if (q >= q_end) break;
-          t[a] = f.transitions[q * kForwardLanes + z];
+          t[a] = load_transitions(f.transitions + q * kForwardLanes + z);
           e[a] = emission[q * kForwardLanes];
           // The cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0.
           mpv[a] = c > 0 ? pm[c - 1] : 0.0f;
