@@ -4,13 +4,13 @@
 #include "glcm_job.h"
 
 #include <algorithm>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
 #include "core/byte_codec.h"
 #include "core/checkpoint.h"
 #include "core/errors.h"
+#include "core/phase_clock.h"
 
 namespace helix::glcm {
 namespace {
@@ -119,17 +119,16 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
                GlcmResult& result, JobProgress& progress) {
   const std::size_t blocks_per_image = params.level_divisors.size() * params.distances.size();
   ImageResult& image = result.images[index];
-  std::clock_t clock = std::clock();
+  PhaseClock clock;
   const LoadedImage loaded = load_image(params.images[index], runtime);
-  result.phases.images += cpu_seconds_since(clock);
+  result.phases.images += clock.lap().cpu;
   image.name = params.images[index].name;
   image.width = loaded.image.width, image.height = loaded.image.height;
   image.centres = loaded.centres;
   if (image.blocks.size() == blocks_per_image) return;
-  clock = std::clock();
+  clock.lap();
   engine.load(loaded.image, loaded.centres);
-  result.phases.loads += cpu_seconds_since(clock);
-  clock = std::clock();
+  result.phases.loads += clock.lap().cpu;
   for (std::size_t b = image.blocks.size(); b < blocks_per_image; ++b) {
     const int divisor = params.level_divisors[b / params.distances.size()];
     const int distance = params.distances[b % params.distances.size()];
@@ -140,7 +139,7 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
     progress.report(index, params, b + 1);
     checkpoint_block_boundary(runtime, [&] { return encode_state(result); });
   }
-  result.phases.blocks += cpu_seconds_since(clock);
+  result.phases.blocks += clock.lap().cpu;
 }
 
 }  // namespace

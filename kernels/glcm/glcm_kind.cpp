@@ -4,11 +4,11 @@
 // the summary) and the project side (glcm_workunit.cpp, glcm_check.cpp,
 // glcm_store.cpp).
 #include <cstdio>
-#include <ctime>
 
 #include <nlohmann/json.hpp>
 
 #include "core/kind.h"
+#include "core/phase_clock.h"
 #include "glcm_job.h"
 #include "glcm_server.h"
 
@@ -21,12 +21,12 @@ ResultFiles run_glcm(const nlohmann::json& params_json, const RunOptions& option
   std::fprintf(stderr, "helix glcm: %zu images, %zu levels x %zu distances, on %s\n", params.images.size(),
                params.level_divisors.size(), params.distances.size(), engine->description().c_str());
   const glcm::GlcmResult result = glcm::run_glcm_job(params, *engine, runtime);
-  const std::clock_t outputs_start = std::clock();
+  PhaseClock outputs_clock;
   const std::vector<std::uint8_t> maps = glcm::encode_maps(result);
   ResultFiles files = {{"features", glcm::features_tsv(result)},
                        {"maps", std::string(maps.begin(), maps.end())},
                        {"summary", glcm::summary_json(result)}};
-  const double outputs = glcm::cpu_seconds_since(outputs_start);
+  const double outputs = outputs_clock.lap().cpu;
   std::size_t windows = 0;
   for (const auto& image : result.images) windows += image.centres.size();
   std::fprintf(stderr,

@@ -1,12 +1,9 @@
-// glcm_result.cpp: a block's statistics from its windows (glcm_result.h), and
-// the CPU clock of the run's phases.
+// glcm_result.cpp: a block's statistics from its windows (glcm_result.h).
 #include "glcm_result.h"
 
 #include <cmath>
 
 namespace helix::glcm {
-
-double cpu_seconds_since(std::clock_t start) { return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
 
 BlockResult block_result(int level_divisor, int distance, std::size_t window_count, const WindowReduction& reduction) {
   BlockResult block;

@@ -4,12 +4,11 @@
 // Contents:
 //   BlockResult, block_result()   one (image, levels, distance) block's statistics over windows
 //   ImageResult                   an image's size, windows, blocks and maps
-//   GlcmPhases, cpu_seconds_since()  where the run's host CPU time went (stderr only)
+//   GlcmPhases                    where the run's host CPU time went (stderr only)
 //   GlcmResult                    the params, every image's result, the engine
 #pragma once
 #include <array>
 #include <cstdint>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -38,15 +37,13 @@ struct ImageResult {
   std::vector<BlockResult> blocks;               // levels x distances, in params order
   std::vector<std::vector<FixedFeatures>> maps;  // per level (params order), at map_distance; empty if none
 };
-// Where this run's host CPU time went, in seconds (std::clock: the process's
-// CPU time, what a volunteer's machine pays): decoding the images and finding
+// Where this run's host CPU time went, in seconds (core/phase_clock.h: the
+// process's CPU time, what a volunteer's machine pays): decoding the images and finding
 // their windows, the engine's loads, the blocks. Printed by the app; after a
 // restart, the run since it.
 struct GlcmPhases {
   double images = 0, loads = 0, blocks = 0;
 };
-// Process CPU seconds since `start` (std::clock ticks), for GlcmPhases.
-double cpu_seconds_since(std::clock_t start);
 
 struct GlcmResult {
   GlcmParams params;

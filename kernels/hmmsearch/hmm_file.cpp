@@ -174,8 +174,11 @@ void read_nodes(LineReader& reader, ProfileHmm& hmm) {
   if (w.size() != 1 || w[0] != "//") reader.fail("expected \"//\" after node " + std::to_string(M) + " (more nodes than LENG?)");
 }
 
+// The first word of a model HMMER 3 wrote (3.1 and later: HMMER3/f; 3.0: HMMER3/e).
+bool hmmer3_tag(const std::string& word) { return word == "HMMER3/f" || word == "HMMER3/e"; }
+
 ProfileHmm read_model(LineReader& reader, const std::vector<std::string>& first_line) {
-  if (first_line.empty() || (first_line[0] != "HMMER3/f" && first_line[0] != "HMMER3/e"))
+  if (first_line.empty() || !hmmer3_tag(first_line[0]))
     reader.fail("not an HMMER3 profile (first word \"" + (first_line.empty() ? "" : first_line[0]) +
                 "\"; HMMER 3.1 and later write HMMER3/f, 3.0 wrote HMMER3/e)");
   ProfileHmm hmm;
@@ -204,7 +207,7 @@ std::vector<ProfileHmm> parse_hmm_file(const std::string& text, const std::strin
   std::string format;  // the first model's tag: hmmsearch reads one format per file
   for (std::vector<std::string> w; reader.next(w);) {
     if (w.empty()) continue;
-    if (!models.empty() && w[0] != format && (w[0] == "HMMER3/f" || w[0] == "HMMER3/e"))
+    if (!models.empty() && w[0] != format && hmmer3_tag(w[0]))
       reader.fail("model " + std::to_string(models.size() + 1) + " is " + w[0] + " after " + format +
                   " models: hmmsearch refuses a file that mixes HMMER3 formats (convert each model with "
                   "hmmconvert)");

@@ -5,7 +5,6 @@
 #include "sw_job.h"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +13,7 @@
 #include "core/checkpoint.h"
 #include "core/errors.h"
 #include "core/file_io.h"
+#include "core/phase_clock.h"
 #include "sw_statistics.h"
 
 namespace helix::swsearch {
@@ -177,18 +177,9 @@ QueryHits report_query(const FastaRecord& query, const std::vector<Candidate>& c
 
 }  // namespace
 
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point& start) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - start).count();
-  start = now;
-  return seconds;
-}
-}  // namespace
-
 SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runtime) {
   SearchPhases phases;
-  auto clock = std::chrono::steady_clock::now();
+  PhaseClock clock;
   const ScoreMatrix matrix = parse_ncbi_matrix(read_file_text(runtime.resolve("matrix")), params.matrix_name);
   const KarlinAltschul ka = karlin_altschul(params.matrix_name, params.gaps);
   const std::vector<FastaRecord> queries = parse_fasta(read_file_text(runtime.resolve("queries")), "queries");
@@ -198,31 +189,31 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   const std::string print = fingerprint(params, queries.size(), chunk);
   ScanState state;
   state.candidates.resize(queries.size());
-  phases.read = seconds_since(clock);
+  phases.read = clock.lap().wall;
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, state);
-  phases.read += seconds_since(clock);
+  phases.read += clock.lap().wall;
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
     engine.load_targets(chunk.targets.slice(first, count));
-    phases.load += seconds_since(clock);
+    phases.load += clock.lap().wall;
     for (std::size_t q = 0; q < queries.size(); ++q)
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
                   first, chunk, params.top_hits);
     state.next_block = block + 1;
     runtime.report_progress(0.95 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
-    phases.scan += seconds_since(clock);
+    phases.scan += clock.lap().wall;
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   std::vector<std::vector<std::uint8_t>> query_residues;  // the engine's calls take the residues alone
   for (const FastaRecord& query : queries) query_residues.push_back(query.residues);
   const auto ends = reported_ends(query_residues, state, chunk, params, matrix, engine);
-  phases.ends = seconds_since(clock);
+  phases.ends = clock.lap().wall;
   const auto alignments = reported_alignments(query_residues, state, ends, chunk, params, matrix, engine);
   for (std::size_t q = 0; q < queries.size(); ++q)
     result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], alignments[q], chunk, params, ka));
-  phases.align = seconds_since(clock);
+  phases.align = clock.lap().wall;
   result.phases = phases;
   runtime.report_progress(1.0);
   return result;
