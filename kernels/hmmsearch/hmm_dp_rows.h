@@ -41,6 +41,7 @@ struct StripedOdds {
 // null2 bias and the sampler's normalizations sum through it.
 HELIX_HMM_HD float easel_float_sum(const float* values, int n) {
   float sum = 0.0f, compensation = 0.0f;
+  HELIX_HMM_UNROLL
   for (int i = 0; i < n; ++i) {
     const float y = values[i] - compensation;
     const float t = sum + y;

@@ -24,6 +24,14 @@
 #else
 #define HELIX_HMM_HD inline
 #endif
+// Unrolls a loop in device code, where a small array that a shared function
+// walks with a count known after inlining then stays in registers instead
+// of local memory (host compilers do their own unrolling).
+#ifdef __CUDA_ARCH__
+#define HELIX_HMM_UNROLL _Pragma("unroll")
+#else
+#define HELIX_HMM_UNROLL
+#endif
 
 namespace helix::hmmsearch {
 

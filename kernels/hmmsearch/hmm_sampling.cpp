@@ -41,12 +41,6 @@ void EaselFastRandom::init(std::uint32_t seed) {
   if (stream_.x == 0) stream_.x = 42;  // Easel's guard against a zero state
 }
 
-int EaselFastRandom::choose(const float* p, int n) {
-  const int c = sampling::fchoose(stream_, p, n);
-  if (c < 0) throw std::runtime_error("EaselFastRandom::choose: no choice (probabilities are zero or NaN)");
-  return c;
-}
-
 namespace {
 
 // HMMER's striped segment count (p7O_NQF).

@@ -25,6 +25,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "hmm_alphabet.h"
@@ -51,9 +52,14 @@ class EaselFastRandom {
 
   std::uint32_t next_uint32() { stream_.uniform(); return stream_.x; }  // esl_random_uint32
   double uniform() { return stream_.uniform(); }                       // esl_random: [0, 1)
-  // esl_rnd_FChoose: index 0..n-1 drawn with probability p[i] / sum(p), one
+  // esl_rnd_FChoose: index 0..N-1 drawn with probability p[i] / sum(p), one
   // draw. The p need not be normalized; sums are taken in double.
-  int choose(const float* p, int n);
+  template <int N>
+  int choose(const float (&p)[N]) {
+    const int c = sampling::fchoose(stream_, p);
+    if (c < 0) throw std::runtime_error("EaselFastRandom::choose: no choice (probabilities are zero or NaN)");
+    return c;
+  }
   // The generator as hmm_sampling_rows.h's walk draws from it.
   sampling::EaselStream& stream() { return stream_; }
 

@@ -62,35 +62,58 @@ struct EaselStream {
 
 // esl_vec_FNorm: divide by the Kahan-compensated float sum (esl_vec_FSum),
 // or make the vector uniform when it sums to zero. The normalized values are
-// what FChoose sees, so its rounding is part of each choice.
-HELIX_HMM_HD void normalize_like_easel(float* p, int n) {
-  const float sum = easel_float_sum(p, n);
-  if (sum != 0.0f)
-    for (int c = 0; c < n; ++c) p[c] /= sum;
-  else
-    for (int c = 0; c < n; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(n));
+// what FChoose sees, so its rounding is part of each choice. The choices
+// take arrays of a size known at compile time: their loops unroll and the
+// candidates stay in registers on the GPU (a pointer and a count left the
+// walk's candidates in local memory, a round trip at every step).
+template <int N>
+HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
+  const float sum = easel_float_sum(p, N);
+  if (sum != 0.0f) {
+    HELIX_HMM_UNROLL
+    for (int c = 0; c < N; ++c) p[c] /= sum;
+  } else {
+    HELIX_HMM_UNROLL
+    for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
+  }
 }
 
-// esl_rnd_FChoose: index 0..n-1 drawn with probability p[i] / sum(p), one
+// esl_rnd_FChoose: index 0..N-1 drawn with probability p[i] / sum(p), one
 // draw, then the deviate compared with the running sum over the total, both
 // in double (a float deviate could round up to 1); -1 when nothing is chosen
 // (probabilities zero or NaN).
-HELIX_HMM_HD int fchoose(EaselStream& rng, const float* p, int n) {
+template <int N>
+HELIX_HMM_HD int fchoose(EaselStream& rng, const float (&p)[N]) {
   const double roll = rng.uniform();
   double norm = 0.0;
-  for (int c = 0; c < n; ++c) norm += p[c];
+  HELIX_HMM_UNROLL
+  for (int c = 0; c < N; ++c) norm += p[c];
+#ifdef __CUDA_ARCH__
+  // The whole warp walks in step (hmm_gpu_sampling.cu): lane c < N makes the
+  // running sum up to p[c] (the same additions in the same order) and its
+  // division, all lanes at once, instead of one division after another.
+  const int lane = threadIdx.x % 32;
   double running = 0.0;
-  for (int c = 0; c < n; ++c) {
+  HELIX_HMM_UNROLL
+  for (int c = 0; c < N; ++c)
+    if (c <= lane) running += static_cast<double>(p[c]);
+  const unsigned below = __ballot_sync(0xffffffffu, lane < N && roll < running / norm);
+  return below != 0 ? __ffs(below) - 1 : -1;  // the first c whose sum passes the deviate
+#else
+  double running = 0.0;
+  for (int c = 0; c < N; ++c) {
     running += static_cast<double>(p[c]);
     if (roll < running / norm) return c;
   }
   return -1;
+#endif
 }
 
 // A predecessor's choice: the candidates normalized, then one draw.
-HELIX_HMM_HD int choose(EaselStream& rng, float* p, int n) {
-  normalize_like_easel(p, n);
-  return fchoose(rng, p, n);
+template <int N>
+HELIX_HMM_HD int choose(EaselStream& rng, float (&p)[N]) {
+  normalize_like_easel(p);
+  return fchoose(rng, p);
 }
 
 // The region's Forward matrix and the profile, as the choices read them.
@@ -102,7 +125,34 @@ struct ForwardCells {
   HELIX_HMM_HD float m(int i, int k) const { return cell(i, k, rows::kCellM); }
   HELIX_HMM_HD float d(int i, int k) const { return cell(i, k, rows::kCellD); }
   HELIX_HMM_HD float ins(int i, int k) const { return cell(i, k, rows::kCellI); }
-  HELIX_HMM_HD float t(int k, int which) const { return rows::node_transition(p, k, which); }
+#ifdef __CUDA_ARCH__
+  // The walk's node mostly goes down by one a step (M to M) or stays (I to
+  // I): lane j keeps node (node_top - j)'s seven transition odds and its
+  // D->D, so one load of the warp serves up to 32 nodes; a step's odds come
+  // from a neighbour's registers instead of one memory wait each.
+  mutable int node_top = -1;
+  mutable float node_odds[8] = {};
+  __device__ float node_value(int k, int which) const {
+    const int lane = threadIdx.x % 32;
+    if (k > node_top || k <= node_top - 32) {
+      node_top = k;
+      const int node = k - lane;
+#pragma unroll
+      for (int c = 0; c < 7; ++c) node_odds[c] = node >= 1 ? rows::node_transition(p, node, c) : 0.0f;
+      node_odds[7] = node >= 1 ? rows::node_dd(p, node) : 0.0f;
+    }
+    float mine = node_odds[0];
+#pragma unroll
+    for (int c = 1; c < 8; ++c)
+      if (c == which) mine = node_odds[c];
+    return __shfl_sync(0xffffffffu, mine, node_top - k);
+  }
+  __device__ float t(int k, int which) const { return node_value(k, which); }
+  __device__ float dd(int k) const { return node_value(k, 7); }
+#else
+  float t(int k, int which) const { return rows::node_transition(p, k, which); }
+  float dd(int k) const { return rows::node_dd(p, k); }
+#endif
 #ifdef __CUDA_ARCH__
   // Inside a domain the walk mostly goes down a diagonal (M to M: i and k
   // each one less), a row per step, and each row is far from the last in
@@ -162,22 +212,21 @@ HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int 
     path[2] = f.ins(i - 1, k - 1) * f.t(k, rows::kTIM);
     path[3] = f.d(i - 1, k - 1) * f.t(k, rows::kTDM);
   }
-  const int states[4] = {kTraceB, kTraceM, kTraceI, kTraceD};
-  const int c = choose(rng, path, 4);
-  return c < 0 ? -1 : states[c];
+  const int c = choose(rng, path);
+  return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
 }
 HELIX_HMM_HD int previous_of_delete(EaselStream& rng, const ForwardCells& f, int i, int k) {
   float path[2] = {0.0f, 0.0f};
   if (k > 1) {
     path[0] = f.m(i, k - 1) * f.t(k - 1, rows::kTMD);
-    path[1] = f.d(i, k - 1) * rows::node_dd(f.p, k - 1);
+    path[1] = f.d(i, k - 1) * f.dd(k - 1);
   }
-  const int c = choose(rng, path, 2);
+  const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceD);
 }
 HELIX_HMM_HD int previous_of_insert(EaselStream& rng, const ForwardCells& f, int i, int k) {
   float path[2] = {f.m(i - 1, k) * f.t(k, rows::kTMI), f.ins(i - 1, k) * f.t(k, rows::kTII)};
-  const int c = choose(rng, path, 2);
+  const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceI);
 }
 // Row i's E is stored after rescaling, so HMMER multiplies its scale back in
@@ -185,18 +234,18 @@ HELIX_HMM_HD int previous_of_insert(EaselStream& rng, const ForwardCells& f, int
 HELIX_HMM_HD int previous_of_c(EaselStream& rng, const ForwardCells& f, int i) {
   float path[2] = {f.special(i - 1, kXC) * f.p.special.c_loop,
                    f.special(i, kXE) * f.p.special.e_move * f.special(i, kXScale)};
-  const int c = choose(rng, path, 2);
+  const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceC : kTraceE);
 }
 HELIX_HMM_HD int previous_of_j(EaselStream& rng, const ForwardCells& f, int i) {
   float path[2] = {f.special(i - 1, kXJ) * f.p.special.j_loop,
                    f.special(i, kXE) * f.p.special.e_loop * f.special(i, kXScale)};
-  const int c = choose(rng, path, 2);
+  const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceJ : kTraceE);
 }
 HELIX_HMM_HD int previous_of_b(EaselStream& rng, const ForwardCells& f, int i) {
   float path[2] = {f.special(i, kXN) * f.p.special.n_move, f.special(i, kXJ) * f.p.special.j_move};
-  const int c = choose(rng, path, 2);
+  const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceN : kTraceJ);
 }
 // E(i) from any M(i,k) or D(i,k): each cell scaled by a float 1/E(i) and
@@ -302,7 +351,10 @@ HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members,
     for (int u = domain.used - 1; u >= 0; --u) {
       const int node = used[u];
       const rows::NodeStripe at = rows::node_stripe(p.Q, node);
-      lane[at.z] = lane[at.z] + (usage[node] * norm) * p.match[(x * p.Q + at.q) * 4 + at.z];
+      const float term = (usage[node] * norm) * p.match[(x * p.Q + at.q) * 4 + at.z];
+      HELIX_HMM_UNROLL
+      for (int z = 0; z < 4; ++z)  // constant indices: the sums stay in registers on the GPU
+        if (z == at.z) lane[z] = lane[z] + term;
     }
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
   };

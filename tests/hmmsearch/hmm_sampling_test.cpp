@@ -73,14 +73,14 @@ TEST(EaselFastRandom, ChooseComparesOneDrawWithCumulativeSums) {
   EaselFastRandom rng(42);
   const float p[3] = {0.25f, 0.5f, 0.25f};
   const int expected[] = {0, 2, 1, 0, 1};
-  for (int c : expected) EXPECT_EQ(rng.choose(p, 3), c);
+  for (int c : expected) EXPECT_EQ(rng.choose(p), c);
   // Unnormalized weights are divided by their sum: same choices.
   rng.reseed();
   const float w[3] = {1.0f, 2.0f, 1.0f};
-  for (int c : expected) EXPECT_EQ(rng.choose(w, 3), c);
+  for (int c : expected) EXPECT_EQ(rng.choose(w), c);
   // A zero weight is never chosen.
   const float z[3] = {0.0f, 1.0f, 0.0f};
-  for (int n = 0; n < 100; ++n) EXPECT_EQ(rng.choose(z, 3), 1);
+  for (int n = 0; n < 100; ++n) EXPECT_EQ(rng.choose(z), 1);
 }
 
 // ---------------------------------------------------------------------------
