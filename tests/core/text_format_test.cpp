@@ -1,0 +1,34 @@
+// printf_text (core/text_format.h): the bytes of C's printf, for lines that
+// fit its stack buffer and for longer ones, which take a second pass.
+#include "core/text_format.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+TEST(PrintfText, ShortLineIsPrintfsBytes) {
+  EXPECT_EQ(helix::printf_text("%-*s %9.2g %6.1f|", 8, "name", 3.7e-12, 41.25), "name       3.7e-12   41.2|");
+  EXPECT_EQ(helix::printf_text("%s", ""), "");
+}
+
+TEST(PrintfText, LongerThanTheBufferIsWhole) {
+  const std::string description(1000, 'x');
+  const std::string text = helix::printf_text("%5d %s end", 42, description.c_str());
+  EXPECT_EQ(text.size(), 1010u);
+  EXPECT_EQ(text.substr(0, 6), "   42 ");
+  EXPECT_EQ(text.substr(6, 1000), description);
+  EXPECT_EQ(text.substr(1006), " end");
+}
+
+TEST(PrintfText, ExactlyTheBufferSizeIsWhole) {
+  for (const int length : {510, 511, 512, 513}) {
+    const std::string text = helix::printf_text("%*s", length, "z");
+    ASSERT_EQ(static_cast<int>(text.size()), length);
+    EXPECT_EQ(text.back(), 'z');
+    EXPECT_EQ(text.find_first_not_of(' '), static_cast<std::size_t>(length - 1));
+  }
+}
+
+}  // namespace
