@@ -12,11 +12,12 @@
 // Streams and pinned memory are the device layer's (core/device_stream.h):
 // every kernel, copy and memset runs in order on the engine's one
 // non-blocking stream, and results come back into pinned buffers by
-// asynchronous copies, read after one synchronize per batch. Every public
-// call ends with that synchronize, so the next call's uploads
-// (DeviceBuffer::upload on the legacy stream, landed when it returns) never
-// overwrite what a kernel still reads, and a call's temporary device buffers
-// live until it.
+// asynchronous copies, read after one synchronize per batch. Every batch
+// and every public call ends with that synchronize, so the next one's
+// uploads (DeviceBuffer::upload or upload_reusing on the legacy stream,
+// landed when they return) never overwrite what a kernel still reads: a
+// batch's inputs reuse the engine's buffers, and a call's temporary device
+// buffers live until it.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -200,14 +201,13 @@ class GpuEngine : public HmmEngine {
       floats += special_floats(by_length[b]);
     }
     reserve(kept_forward_, floats, "Forward special rows");
-    DeviceBuffer<std::uint64_t> device_offsets;
-    device_offsets.upload(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
+    kept_forward_offsets_.upload_reusing(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
     const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return target_length(which[t]); });
     return batch_scores<float>(
         which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
-                                       kept_forward_.data, device_offsets.data, nullptr, nullptr};
+                                       kept_forward_.data, kept_forward_offsets_.data, nullptr, nullptr};
           launch_forward_warps(blocks, f.shared_bytes(), entries, count, static_cast<float*>(scratch), f.shared_rows,
                                next, longest, std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
         });
@@ -332,8 +332,7 @@ class GpuEngine : public HmmEngine {
       rows += envelope_row_floats(job.L, fwd_q_) / 2, specials += envelope_special_floats(job.L) / 2;
       usage += M + 1, used += M, sums += job.L, pairs += job.room;
     }
-    DeviceBuffer<RegionJob> device_jobs;
-    device_jobs.upload(jobs.data(), count, "uploading regions");
+    region_jobs_.upload_reusing(jobs.data(), count, "uploading regions");
     // Grown to what a batch needs, no more: the budget is most of the card.
     if (env_rows_.count < rows) env_rows_.allocate(rows, "region rows");
     if (env_specials_.count < specials) env_specials_.allocate(specials, "region specials");
@@ -343,13 +342,13 @@ class GpuEngine : public HmmEngine {
     if (region_results_.count < 2 * count) region_results_.allocate(2 * count, "region results");
     check_cuda(cudaMemsetAsync(region_usage_.data, 0, (usage + sums) * sizeof(float), stream_), "zeroing region sums");
     RegionBatch launch;
-    launch.codes = codes_.data, launch.jobs = device_jobs.data, launch.count = count;
+    launch.codes = codes_.data, launch.jobs = region_jobs_.data, launch.count = count;
     launch.M = M, launch.Q = fwd_q_, launch.transitions = env_transitions_.data, launch.match = env_match_.data;
     launch.members = code_members(), launch.samples = samples, launch.rng_state = EaselFastRandom(seed).state();
     launch.rows = env_rows_.data, launch.specials = env_specials_.data;
     launch.usage = region_usage_.data, launch.sums = region_usage_.data + usage, launch.used = region_used_.data;
     launch.pairs = region_pairs_.data, launch.status = region_results_.data, launch.pair_count = region_results_.data + count;
-    region_forward_matrices(tasks, batch, device_jobs.data, jobs);
+    region_forward_matrices(tasks, batch, region_jobs_.data, jobs);
     launch_region_sampling(launch, stream_);
 
     region_results_host_.reserve(2 * count, "region results (pinned)");
@@ -444,18 +443,14 @@ class GpuEngine : public HmmEngine {
       specials[b] = job.special;
       forward_x[b] = job.x_at, backward_x[b] = job.x_at + envelope_special_floats(job.L) / 2;
     }
-    DeviceBuffer<EnvelopeJob> device_jobs;
-    DeviceBuffer<RegionJob> device_forward_spans, device_backward_spans;
-    DeviceBuffer<BatchTarget> device_entries;
-    DeviceBuffer<SpecialOdds> device_specials;
-    DeviceBuffer<std::uint64_t> device_forward_x, device_backward_x;
-    device_jobs.upload(jobs.data(), count, "uploading envelopes");
-    device_forward_spans.upload(forward_spans.data(), count, "uploading envelopes");
-    device_backward_spans.upload(backward_spans.data(), count, "uploading envelopes");
-    device_entries.upload(entries.data(), count, "uploading envelope targets");
-    device_specials.upload(specials.data(), count, "uploading envelope length models");
-    device_forward_x.upload(forward_x.data(), count, "uploading envelope row offsets");
-    device_backward_x.upload(backward_x.data(), count, "uploading envelope row offsets");
+    EnvelopeInputs& in = envelope_inputs_;
+    in.jobs.upload_reusing(jobs.data(), count, "uploading envelopes");
+    in.forward_spans.upload_reusing(forward_spans.data(), count, "uploading envelopes");
+    in.backward_spans.upload_reusing(backward_spans.data(), count, "uploading envelopes");
+    in.entries.upload_reusing(entries.data(), count, "uploading envelope targets");
+    in.specials.upload_reusing(specials.data(), count, "uploading envelope length models");
+    in.forward_x.upload_reusing(forward_x.data(), count, "uploading envelope row offsets");
+    in.backward_x.upload_reusing(backward_x.data(), count, "uploading envelope row offsets");
     // Grown to what a batch needs, no more: the budget is most of the card.
     if (env_rows_.count < rows) env_rows_.allocate(rows, "envelope rows");
     if (env_specials_.count < x) env_specials_.allocate(x, "envelope specials");
@@ -468,9 +463,9 @@ class GpuEngine : public HmmEngine {
     ForwardLaunch f = forward_launch();
     f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
     int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
-    const ForwardEntries forward{codes_.data,         offsets_.data,          device_entries.data,
-                                 f.view,              forward_scores,         env_specials_.data,
-                                 device_forward_x.data, device_forward_spans.data, env_rows_.data};
+    const ForwardEntries forward{codes_.data,         offsets_.data,        in.entries.data,
+                                 f.view,              forward_scores,       env_specials_.data,
+                                 in.forward_x.data,   in.forward_spans.data, env_rows_.data};
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
@@ -482,18 +477,18 @@ class GpuEngine : public HmmEngine {
     blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes);
     BackwardWarpBatch backward;
     backward.codes = codes_.data, backward.offsets = offsets_.data, backward.count = count;
-    backward.specials = device_specials.data, backward.special_offsets = device_backward_x.data;
-    backward.forward_specials = env_specials_.data, backward.forward_offsets = device_forward_x.data;
+    backward.specials = in.specials.data, backward.special_offsets = in.backward_x.data;
+    backward.forward_specials = env_specials_.data, backward.forward_offsets = in.forward_x.data;
     backward.backward_specials = env_specials_.data, backward.own_scales = own_scales_.data;
     backward.rows = reinterpret_cast<float*>(rows_.data), backward.shared_rows = backward_shared;
     backward.M = profile_->M, backward.Q = fwd_q_, backward.match = fwd_match_.data;
     backward.transitions = fwd_transitions_.data, backward.next = work_counter();
-    backward.regions = device_backward_spans.data, backward.region_rows = env_rows_.data;
+    backward.regions = in.backward_spans.data, backward.region_rows = env_rows_.data;
     split_longest(backward, blocks, [&](unsigned b) { return jobs[b].L; });
     launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock, stream_);
 
     EnvelopeBatch launch;
-    launch.jobs = device_jobs.data, launch.count = count, launch.M = profile_->M, launch.Q = fwd_q_;
+    launch.jobs = in.jobs.data, launch.count = count, launch.M = profile_->M, launch.Q = fwd_q_;
     launch.transitions = env_transitions_.data, launch.match = env_match_.data;
     launch.rows = env_rows_.data, launch.specials = env_specials_.data;
     launch.forward_scores = forward_scores, launch.own_scales = own_scales_.data;
@@ -561,14 +556,11 @@ class GpuEngine : public HmmEngine {
       offsets[b] = at;
       at += special_floats(targets[b]);
     }
-    DeviceBuffer<BatchTarget> device_entries;
-    DeviceBuffer<std::uint32_t> device_targets;
-    DeviceBuffer<SpecialOdds> device_specials;
-    DeviceBuffer<std::uint64_t> device_offsets;
-    device_entries.upload(entries.data(), count, "uploading domain targets");
-    device_targets.upload(targets.data(), count, "uploading domain targets");
-    device_specials.upload(specials.data(), count, "uploading domain length models");
-    device_offsets.upload(offsets.data(), count, "uploading domain row offsets");
+    DomainInputs& in = domain_inputs_;
+    in.entries.upload_reusing(entries.data(), count, "uploading domain targets");
+    in.targets.upload_reusing(targets.data(), count, "uploading domain targets");
+    in.specials.upload_reusing(specials.data(), count, "uploading domain length models");
+    in.offsets.upload_reusing(offsets.data(), count, "uploading domain row offsets");
     reserve(backward_specials_, floats, "backward special rows");
     reserve(own_scales_, count, "backward scale flags");
     // Forward's specials: kept by the Forward filter for every target it
@@ -577,19 +569,18 @@ class GpuEngine : public HmmEngine {
     for (std::uint32_t b = 0; all_kept && b < count; ++b) all_kept = kept_forward_at_[targets[b]] >= 0;
     std::vector<std::uint64_t> forward_at(offsets);
     const float* forward_specials = kept_forward_.data;
-    DeviceBuffer<std::uint64_t> device_forward_at;
     if (all_kept) {
       for (std::uint32_t b = 0; b < count; ++b) forward_at[b] = static_cast<std::uint64_t>(kept_forward_at_[targets[b]]);
-      device_forward_at.upload(forward_at.data(), count, "uploading kept Forward row offsets");
+      in.forward_at.upload_reusing(forward_at.data(), count, "uploading kept Forward row offsets");
     } else {
       reserve(forward_specials_, floats, "forward special rows");
       reserve(results_, count * sizeof(float), "forward scores");
-      forward_with_specials(device_entries.data, count, reinterpret_cast<float*>(results_.data), device_offsets.data,
+      forward_with_specials(in.entries.data, count, reinterpret_cast<float*>(results_.data), in.offsets.data,
                             long_entries(count, [&](std::size_t b) { return target_length(targets[b]); }));
       forward_specials = forward_specials_.data;
     }
-    backward_with_specials(device_targets.data, device_specials.data, device_offsets.data, count, forward_specials,
-                           all_kept ? device_forward_at.data : device_offsets.data,
+    backward_with_specials(in.targets.data, in.specials.data, in.offsets.data, count, forward_specials,
+                           all_kept ? in.forward_at.data : in.offsets.data,
                            [&](unsigned b) { return target_length(targets[b]); });
     forward_host_.reserve(floats, "forward special rows (pinned)");
     backward_host_.reserve(floats, "backward special rows (pinned)");
@@ -793,6 +784,25 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<SampledPair> region_pairs_;
   DeviceBuffer<BatchTarget> region_entries_;            // region_forward_matrices()'s inputs
   DeviceBuffer<std::uint64_t> region_special_offsets_;
+  // A batch's inputs, reused from batch to batch (upload_reusing: every
+  // batch ends with the stream's synchronize, so no kernel still reads
+  // them). A buffer made and freed per batch cost a cudaMalloc and a
+  // cudaFree, which waits for the whole device: the other engines' work too.
+  DeviceBuffer<std::uint64_t> kept_forward_offsets_;  // the Forward filter's rows' specials, per target
+  DeviceBuffer<RegionJob> region_jobs_;
+  struct EnvelopeInputs {
+    DeviceBuffer<EnvelopeJob> jobs;
+    DeviceBuffer<RegionJob> forward_spans, backward_spans;
+    DeviceBuffer<BatchTarget> entries;
+    DeviceBuffer<SpecialOdds> specials;
+    DeviceBuffer<std::uint64_t> forward_x, backward_x;
+  } envelope_inputs_;
+  struct DomainInputs {
+    DeviceBuffer<BatchTarget> entries;
+    DeviceBuffer<std::uint32_t> targets;
+    DeviceBuffer<SpecialOdds> specials;
+    DeviceBuffer<std::uint64_t> offsets, forward_at;
+  } domain_inputs_;
 };
 
 }  // namespace
