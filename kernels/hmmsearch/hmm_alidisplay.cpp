@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace helix::hmmsearch {
 
@@ -95,29 +96,51 @@ int decimal_width(long n) {
   return width;
 }
 
-std::string pad_left(const std::string& text, int width) {
-  return std::string(std::max(width - static_cast<int>(text.size()), 0), ' ') + text;
+// Appends `text` padded with spaces to `width` on the left or the right.
+void append_right_aligned(std::string& out, std::string_view text, int width) {
+  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
+  out += text;
 }
-std::string pad_right(const std::string& text, int width) {
-  return text + std::string(std::max(width - static_cast<int>(text.size()), 0), ' ');
+void append_left_aligned(std::string& out, std::string_view text, int width) {
+  out += text;
+  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
 }
 
 // A model or target line: the name right-aligned, the first position
 // right-aligned, the block, the last position left-aligned.
-std::string coordinate_line(const std::string& name, int namewidth, const std::string& from, const std::string& block,
-                            const std::string& to, int coordwidth) {
-  return "  " + pad_left(name, namewidth) + " " + pad_left(from, coordwidth) + " " + block + " " +
-         pad_right(to, coordwidth) + "\n";
+void append_coordinate_line(std::string& out, const std::string& name, int namewidth, std::string_view from,
+                            std::string_view block, std::string_view to, int coordwidth) {
+  out += "  ";
+  append_right_aligned(out, name, namewidth);
+  out += ' ';
+  append_right_aligned(out, from, coordwidth);
+  out += ' ';
+  out += block;
+  out += ' ';
+  append_left_aligned(out, to, coordwidth);
+  out += '\n';
 }
 
 // An annotation or middle line: indented to the alignment's column.
-std::string plain_line(int indent, const std::string& text, const char* tag) {
-  return "  " + std::string(indent, ' ') + " " + text + tag + "\n";
+void append_plain_line(std::string& out, int indent, std::string_view text, const char* tag) {
+  out += "  ";
+  out.append(static_cast<std::size_t>(indent), ' ');
+  out += ' ';
+  out += text;
+  out += tag;
+  out += '\n';
 }
 
 }  // namespace
 
 std::string alignment_display_text(const AlignmentDisplay& display, const std::string& model_name,
+                                   const std::string& target_name, int linewidth, int min_width) {
+  std::string text;
+  append_alignment_display_text(text, display, model_name, target_name, linewidth, min_width);
+  return text;
+}
+
+void append_alignment_display_text(std::string& text, const AlignmentDisplay& display, const std::string& model_name,
                                    const std::string& target_name, int linewidth, int min_width) {
   const int N = static_cast<int>(display.model.size());
   const int namewidth = static_cast<int>(std::max(model_name.size(), target_name.size()));
@@ -127,30 +150,30 @@ std::string alignment_display_text(const AlignmentDisplay& display, const std::s
   if (width < N && width < min_width) width = min_width;  // a narrow --textw still gets min_width columns
   if (width < 1) width = 1;
   const int indent = namewidth + coordwidth + 1;
-  std::string text;
   long k1 = display.hmmfrom, i1 = display.sqfrom;
   const bool forward = display.sqfrom < display.sqto;
   for (int pos = 0; pos < N; pos += width) {
     if (pos > 0) text += "\n";
-    auto block = [&](const std::string& line) { return line.empty() ? line : line.substr(pos, width); };
-    const std::string model = block(display.model), aseq = block(display.aseq);
+    auto block = [&](const std::string& line) { return std::string_view(line).substr(line.empty() ? 0 : pos, width); };
+    const std::string_view model = block(display.model), aseq = block(display.aseq);
     const long nk = static_cast<long>(model.size() - std::count(model.begin(), model.end(), '.'));
     const long ni = static_cast<long>(aseq.size() - std::count(aseq.begin(), aseq.end(), '-'));
     const long k2 = k1 + nk - 1, i2 = forward ? i1 + ni - 1 : i1 - ni + 1;
-    if (!display.csline.empty()) text += plain_line(indent, block(display.csline), " CS");
-    if (!display.rfline.empty()) text += plain_line(indent, block(display.rfline), " RF");
-    if (!display.mmline.empty()) text += plain_line(indent, block(display.mmline), " MM");
-    text += coordinate_line(model_name, namewidth, std::to_string(k1), model, std::to_string(k2), coordwidth);
-    text += plain_line(indent, block(display.mline), "");
-    if (ni > 0)
-      text += coordinate_line(target_name, namewidth, std::to_string(i1), aseq, std::to_string(i2), coordwidth);
-    else  // a block of deletions only: no residue range, both dashes right-aligned
-      text += coordinate_line(target_name, namewidth, "-", aseq, pad_left("-", coordwidth), coordwidth);
-    if (!display.ppline.empty()) text += plain_line(indent, block(display.ppline), " PP");
+    if (!display.csline.empty()) append_plain_line(text, indent, block(display.csline), " CS");
+    if (!display.rfline.empty()) append_plain_line(text, indent, block(display.rfline), " RF");
+    if (!display.mmline.empty()) append_plain_line(text, indent, block(display.mmline), " MM");
+    append_coordinate_line(text, model_name, namewidth, std::to_string(k1), model, std::to_string(k2), coordwidth);
+    append_plain_line(text, indent, block(display.mline), "");
+    if (ni > 0) {
+      append_coordinate_line(text, target_name, namewidth, std::to_string(i1), aseq, std::to_string(i2), coordwidth);
+    } else {  // a block of deletions only: no residue range, both dashes right-aligned
+      const std::string dash = std::string(static_cast<std::size_t>(std::max(coordwidth - 1, 0)), ' ') + "-";
+      append_coordinate_line(text, target_name, namewidth, "-", aseq, dash, coordwidth);
+    }
+    if (!display.ppline.empty()) append_plain_line(text, indent, block(display.ppline), " PP");
     k1 += nk;
     i1 = forward ? i1 + ni : i1 - ni;
   }
-  return text;
 }
 
 }  // namespace helix::hmmsearch

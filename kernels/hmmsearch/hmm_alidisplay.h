@@ -3,7 +3,7 @@
 // and printed in blocks under the domain table.
 //
 // Contents: make_alignment_display(), encode_posterior(),
-//           alignment_display_text().
+//           alignment_display_text(), append_alignment_display_text().
 //
 // What the lines hold (one character per trace step, from the domain's
 // first match state to its last, so a display starts and ends on M):
@@ -48,6 +48,9 @@ char encode_posterior(float p);
 // holds at least `min_width` columns. The names shown are the model's and
 // the target's.
 std::string alignment_display_text(const AlignmentDisplay& display, const std::string& model_name,
+                                   const std::string& target_name, int linewidth = 120, int min_width = 40);
+// The same appended to `text` (a report's alignments, without a copy each).
+void append_alignment_display_text(std::string& text, const AlignmentDisplay& display, const std::string& model_name,
                                    const std::string& target_name, int linewidth = 120, int min_width = 40);
 
 }  // namespace helix::hmmsearch

@@ -200,10 +200,13 @@ std::string clipped(const std::string& text, int textw, int width) {
   return textw > 0 ? text.substr(0, static_cast<std::size_t>(std::max(width, 0))) : text;
 }
 
-std::string target_list_text(const QueryReport& report) {
+// The report's parts are appended to one text: the alignments alone are
+// megabytes for a long profile, and each part returned and added would copy
+// them again.
+void append_target_list_text(std::string& text, const QueryReport& report) {
   const int namew = std::max(8, longest_name(report.targets));
   const int descw = std::max(32, report.options.textw - namew - 61);
-  std::string text = "Scores for complete sequences (score includes all domains):\n";
+  text += "Scores for complete sequences (score includes all domains):\n";
   text += printf_text("  %22s  %22s  %8s\n", " --- full sequence ---", " --- best 1 domain ---", "-#dom-");
   text += printf_text("  %9s %6s %5s  %9s %6s %5s  %5s %2s  %-*s %s\n", "E-value", " score", " bias", "E-value", " score",
                  " bias", "  exp", "N", namew, "Sequence", "Description");
@@ -223,10 +226,11 @@ std::string target_list_text(const QueryReport& report) {
     text += printf_text("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', hmmer_evalue(target.ln_p, Z),
                    target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z), best.bitscore, domain_bias(best),
                    target.nexpected, target.nreported, namew, target.name.c_str());
-    text += " " + clipped(target.description, report.options.textw, descw) + "\n";
+    text += ' ';
+    text += clipped(target.description, report.options.textw, descw);
+    text += '\n';
   }
   if (reported == 0) text += "\n   [No hits detected that satisfy reporting thresholds]\n";
-  return text;
 }
 
 std::string domain_row(const DomainHit& domain, int number, double domZ, double Z) {
@@ -252,17 +256,22 @@ std::string domain_table_heading() {
   return text;
 }
 
-std::string target_domains_text(const QueryReport& report, const ReportTarget& target) {
+void append_target_domains_text(std::string& text, const QueryReport& report, const ReportTarget& target) {
   const ReportOptions& options = report.options;
   const int descw = std::max(32, options.textw - text_width(target.name) - 5);
-  std::string text = ">> " + target.name + "  " + clipped(target.description, options.textw, descw) + "\n";
-  if (target.nreported == 0)
-    return text + "   [No individual domains that satisfy reporting thresholds (although complete target did)]\n\n";
+  text += ">> " + target.name + "  " + clipped(target.description, options.textw, descw) + "\n";
+  if (target.nreported == 0) {
+    text += "   [No individual domains that satisfy reporting thresholds (although complete target did)]\n\n";
+    return;
+  }
   text += domain_table_heading();
   int number = 0;
   for (const DomainHit& domain : target.domains)
     if (domain.reported) text += domain_row(domain, ++number, report.domZ, options.Z);
-  if (!options.show_alignments) return text + "\n";
+  if (!options.show_alignments) {
+    text += "\n";
+    return;
+  }
   text += "\n  Alignments for each domain:\n";
   number = 0;
   for (const DomainHit& domain : target.domains) {
@@ -270,23 +279,21 @@ std::string target_domains_text(const QueryReport& report, const ReportTarget& t
     text += printf_text("  == domain %d", ++number);
     text += printf_text("  score: %.1f bits", domain.bitscore);
     text += printf_text(";  conditional E-value: %.2g\n", hmmer_evalue(domain.ln_p, report.domZ));
-    text += alignment_display_text(domain.alignment, report.name, target.name, options.textw, 40);
+    append_alignment_display_text(text, domain.alignment, report.name, target.name, options.textw, 40);
     text += "\n";
   }
-  return text;
 }
 
-std::string domain_annotation_text(const QueryReport& report) {
-  std::string text = report.options.show_alignments ? "Domain annotation for each sequence (and alignments):\n"
-                                                    : "Domain annotation for each sequence:\n";
+void append_domain_annotation_text(std::string& text, const QueryReport& report) {
+  text += report.options.show_alignments ? "Domain annotation for each sequence (and alignments):\n"
+                                         : "Domain annotation for each sequence:\n";
   int reported = 0;
   for (const ReportTarget& target : report.targets) {
     if (!target.reported) continue;
     ++reported;
-    text += target_domains_text(report, target);
+    append_target_domains_text(text, report, target);
   }
   if (reported == 0) text += "\n   [No targets detected that satisfy reporting thresholds]\n";
-  return text;
 }
 
 }  // namespace
@@ -295,9 +302,13 @@ std::string query_report_text(const QueryReport& report, const std::string& stat
   std::string text = printf_text("Query:       %s  [M=%d]\n", report.name.c_str(), report.M);
   if (!report.accession.empty()) text += "Accession:   " + report.accession + "\n";
   if (!report.description.empty()) text += "Description: " + report.description + "\n";
-  text += target_list_text(report) + "\n\n";
-  text += domain_annotation_text(report) + "\n\n";
-  return text + statistics + "//\n";
+  append_target_list_text(text, report);
+  text += "\n\n";
+  append_domain_annotation_text(text, report);
+  text += "\n\n";
+  text += statistics;
+  text += "//\n";
+  return text;
 }
 
 std::string report_statistics_text(const QueryReport& report, const PipelineCounts& counts,
