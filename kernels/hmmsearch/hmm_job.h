@@ -7,7 +7,7 @@
 //   hmm_result.h            ProfileOutcome, ScoreRow, HmmJobResult   what a search of one chunk found
 //   hmm_target_domains.h    TargetDomains, target_domains()   domain definition of one passed target (job, validator)
 //   hmm_reference_checks.h  reference_verdicts(), same_scores(), same_domains()   the CPU reference on chosen targets
-//   hmm_outputs.h           query_report_of(), profile_texts(), tblout_output(), domtblout_output(), out_output()
+//   hmm_outputs.h           query_report_of(), profile_texts(), report_outputs()
 //   hmm_result_files.h      scores_tsv(), parse_scores_tsv(), domains_tsv(), parse_domains_tsv()   exact outputs
 //   hmm_summary.h           hmm_summary_json()   the "summary" output (last; names the kind)
 //

@@ -49,8 +49,4 @@ ProfileTexts report_outputs(const HmmJobResult& result) {
   return joined;
 }
 
-std::string tblout_output(const HmmJobResult& result) { return report_outputs(result).tblout; }
-std::string domtblout_output(const HmmJobResult& result) { return report_outputs(result).domtblout; }
-std::string out_output(const HmmJobResult& result) { return report_outputs(result).out; }
-
 }  // namespace helix::hmmsearch

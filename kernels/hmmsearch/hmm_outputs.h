@@ -5,7 +5,7 @@
 // Contents:
 //   query_report_of()                                  a profile's hmmsearch report model from the rows
 //   ProfileTexts, profile_texts()                      a profile's three texts
-//   report_outputs(), tblout_output(), domtblout_output(), out_output()  every profile's, in file order
+//   report_outputs()                                   every profile's three, in file order
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,11 +34,7 @@ ProfileTexts profile_texts(const ProfileOutcome& profile, std::uint32_t index, c
 // The WU's "tblout", "domtblout" and "out": every profile's in file order, as
 // one hmmsearch run over the chunk's targets writes them (the table headers
 // once, before the first profile's rows; no banner, no '#' tail, no timing).
-// report_outputs() makes the three at once (each profile's report once);
-// the others are its parts.
+// Each profile's report is made once for the three.
 ProfileTexts report_outputs(const HmmJobResult& result);
-std::string tblout_output(const HmmJobResult& result);
-std::string domtblout_output(const HmmJobResult& result);
-std::string out_output(const HmmJobResult& result);
 
 }  // namespace helix::hmmsearch

@@ -165,15 +165,16 @@ TEST_F(HmmJob, BlocksGiveTheWholeChunksSearch) {
   EXPECT_EQ(row, result.rows.size());
   EXPECT_GE(result.profiles[0].counts.past_forward, 40u);  // globins4 finds the globins
   // tblout: the reported globins, best first, under globins4's header.
-  const std::string tblout = tblout_output(result);
+  const ProfileTexts reports = report_outputs(result);
+  const std::string& tblout = reports.tblout;
   EXPECT_NE(tblout.find("globins4"), std::string::npos);
   EXPECT_NE(tblout.find("\nMYG_HORSE "), std::string::npos);
   EXPECT_EQ(tblout.rfind("#", 0), 0u);  // the header, once
   EXPECT_EQ(tblout.find("# target name", 10), tblout.rfind("# target name"));
-  const std::string domtblout = domtblout_output(result);
+  const std::string& domtblout = reports.domtblout;
   EXPECT_NE(domtblout.find("\nMYG_HORSE "), std::string::npos);
   // out: hmmsearch's text per query, statistics with it, no banner.
-  const std::string out = out_output(result);
+  const std::string& out = reports.out;
   EXPECT_EQ(out.rfind("Query:       globins4  [M=149]\n", 0), 0u) << out;
   EXPECT_NE(out.find("Accession:   PF00041.13\nDescription: Fibronectin type III domain\n"), std::string::npos);
   EXPECT_NE(out.find("Target sequences:                         45  (6519 residues searched)"), std::string::npos)
@@ -392,8 +393,9 @@ class FaultyEngine : public HmmEngine {
 // and the last round is cut at the chunk's end; so do several engines.
 TEST_F(HmmJob, RoundsAndSeveralEnginesGiveTheSameBytes) {
   auto outputs = [](const HmmJobResult& r) {  // the summary names the engine
-    return std::vector<std::string>{tblout_output(r), domtblout_output(r), out_output(r), scores_tsv(r.rows),
-                                    domains_tsv(r.rows)};
+    ProfileTexts reports = report_outputs(r);
+    return std::vector<std::string>{std::move(reports.tblout), std::move(reports.domtblout), std::move(reports.out),
+                                    scores_tsv(r.rows), domains_tsv(r.rows)};
   };
   DirectoryRuntime runtime(dir_.string());
   auto reference = make_cpu_engine();

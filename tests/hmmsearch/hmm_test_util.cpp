@@ -43,9 +43,10 @@ WuRun run_hmm_wu(const std::vector<std::string>& args) {
 }
 
 void write_hmm_files(const hmmsearch::HmmJobResult& result, const std::vector<std::string>& paths) {
-  write_file_atomic(paths[hmmsearch::kTbloutFile], hmmsearch::tblout_output(result));
-  write_file_atomic(paths[hmmsearch::kDomtbloutFile], hmmsearch::domtblout_output(result));
-  write_file_atomic(paths[hmmsearch::kOutFile], hmmsearch::out_output(result));
+  const hmmsearch::ProfileTexts reports = hmmsearch::report_outputs(result);
+  write_file_atomic(paths[hmmsearch::kTbloutFile], reports.tblout);
+  write_file_atomic(paths[hmmsearch::kDomtbloutFile], reports.domtblout);
+  write_file_atomic(paths[hmmsearch::kOutFile], reports.out);
   write_file_atomic(paths[hmmsearch::kScoresFile], hmmsearch::scores_tsv(result.rows));
   write_file_atomic(paths[hmmsearch::kDomainsFile], hmmsearch::domains_tsv(result.rows));
   write_file_atomic(paths[hmmsearch::kSummaryFile], hmmsearch::hmm_summary_json(result));
