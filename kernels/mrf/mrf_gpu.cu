@@ -4,15 +4,18 @@
 // batch of sweeps, one synchronisation per batch) -> colour_update_kernel (one
 // colour of the checkerboard) and end_of_sweep_kernel (class re-estimation and
 // the stopping rule) -> accumulate_block (block-level integer reduction, the
-// device layer's BlockReduce) -> update_voxel (per-voxel decision, shared
-// with the CPU via mrf_model.h). The stream, pinned batch state and batch
-// graph are the device layer's (core/device_stream.h).
+// device layer's BlockReduce) -> decide_word (32 voxels' neighbour tests at
+// once on bit-sliced labels, then one table lookup per voxel of the colour)
+// and account_accepted (the changed voxels' energies and class moves). The
+// stream, pinned batch state and batch graph are the device layer's
+// (core/device_stream.h).
 //
-// Exactness: the kernels compare integer energies (class terms from
-// class_term_fixed(), the CPU table's own formula), draw proposals from the
-// counter-based generator, and reduce with integer atomics (associative and
-// commutative), so labels and statistics equal the CPU reference's bit for
-// bit, on any GPU and launch shape.
+// Exactness: the kernels decide with integers only (class terms from
+// class_term_fixed(), the CPU table's own formula; proposal_delta()'s test
+// as minimum_accepted_balance(), mrf_model.h, tested against it), draw
+// proposals from the counter-based generator, and reduce with integer
+// atomics (associative and commutative), so labels and statistics equal the
+// CPU reference's bit for bit, on any GPU and launch shape.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -26,18 +29,30 @@
 namespace helix::mrf {
 namespace {
 
-// Tile shape: a thread owns kVoxelsPerThread = 4 consecutive voxels along x
-// (two of each colour) in each of kSlicesPerThread slices; a block is
-// kBlockX x kBlockY threads. Several voxels per thread amortise the block
-// reduction over more work.
-constexpr int kVoxelsPerThread = 4;
-constexpr int kSlicesPerThread = 8;
+// Label layout: bit-sliced. A row of the volume is `words` 32-voxel words;
+// word w holds voxels x = 32 w + j at bit j of two planes, bit 0 of the
+// label in `.x` and bit 1 in `.y` (an 8-byte uint2 per word). Neighbour
+// tests then run on 32 voxels per instruction (the pass was bound by integer
+// issue at one voxel at a time: 1.86e11 updates/s). Voxels past nx in a
+// row's last word, and every neighbour outside the volume, hold label 3 in
+// both planes: "no neighbour here", equal to no class.
+constexpr int kWordVoxels = 32;
+constexpr unsigned kAbsentBits = 0xffffffffu;
+constexpr uint2 kAbsentWord = {kAbsentBits, kAbsentBits};
+static_assert(kClassCount == 3, "label 3 must differ from every class label");
+
+// Intensity layout: per word, the 16 intensities of even x, then the 16 of
+// odd x (x = 32 w + 2 i + parity at [w * 32 + parity * 16 + i]): a colour
+// pass reads only its own voxels' 32 bytes.
+constexpr int kColourVoxels = kWordVoxels / 2;
+
+// Tile shape: a thread owns one word of one row in each of kSlicesPerThread
+// consecutive slices (the slices share their z neighbours' loads); a block
+// is kBlockX x kBlockY threads over consecutive (word, row) pairs.
+constexpr int kSlicesPerThread = 4;
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr int kBlockThreads = kBlockX * kBlockY;
-// Ask for registers for four resident blocks per SM (64 registers a thread):
-// more warps in flight hide the latency of the neighbour loads.
-constexpr int kMinBlocksPerSm = 4;
 
 // What one colour pass adds up, in device memory. Signed values are summed as
 // two's complement in unsigned 64-bit words (integer atomics: exact, any order).
@@ -77,64 +92,94 @@ struct DeviceBatchState {
   long long delta_energy[kMaxBatch], labels_changed[kMaxBatch];
 };
 
-// Device layout: rows padded to a pitch that is a multiple of
-// kVoxelsPerThread, so that a thread loads its four labels (one 32-bit word) and four
-// intensities (short4) with one aligned access each. Padding voxels count as no
-// neighbour: they hold the absent label. Indices fit 32 bits:
-// (nx + 4) * ny * nz < 2^32 under the volume format's limits.
+// The loaded volume as the kernels see it. Indices fit 32 bits: rows * words
+// * 32 < 2^32 under the volume format's limits.
 struct VolumeView {
-  const std::int16_t* intensity;
-  std::uint8_t* labels;
+  const std::int16_t* intensity;  // colour-split words (above)
+  uint2* labels;                  // bit-sliced words (above)
   int nx, ny, nz;
-  int pitch;  // elements per padded row
+  int words;  // per row: ceil(nx / 32)
 };
 
+__device__ __forceinline__ int label_at(const VolumeView& v, unsigned row, int x) {
+  const uint2 word = v.labels[row * v.words + x / kWordVoxels];
+  const int bit = x % kWordVoxels;
+  return static_cast<int>(((word.x >> bit) & 1u) | (((word.y >> bit) & 1u) << 1));
+}
 
-// A label value that no class has: it stands for "no neighbour here" (outside
-// the volume), so neighbour counting needs no bounds tests. The padding of
-// every device row holds it, and rows beyond the volume read as all-absent.
-constexpr unsigned kAbsent = 3;
-constexpr unsigned kAbsentWord = 0x03030303u;
-static_assert(kClassCount == 3, "kAbsent must differ from every class label");
+__device__ __forceinline__ int intensity_at(const VolumeView& v, unsigned row, int x) {
+  const int j = x % kWordVoxels;
+  return v.intensity[(row * v.words + x / kWordVoxels) * kWordVoxels + (j & 1) * kColourVoxels + j / 2];
+}
 
-// One thread's row segment, as packed label words (byte j = voxel x0 + j) of
-// this row and the rows around it, each shifted right by `odd` bytes so that
-// byte 0 is the colour's first voxel and byte 2 its second.
-struct Segment {
-  unsigned centre, y_minus, y_plus, z_minus, z_plus;
-  unsigned left_of_first, right_of_second;  // x neighbours that lie outside the centre word
+// ---- Bit-sliced neighbour tests: 32 voxels per operation ----
+
+// Bit j set where the label in `a` at bit j equals the one in `b`.
+__device__ __forceinline__ unsigned same_label(uint2 a, uint2 b) { return ~((a.x ^ b.x) | (a.y ^ b.y)); }
+
+// Per bit, how many of six masks are set, as three planes (bits 0, 1, 2 of
+// the count): two full adders, then the carries added.
+struct Count3 {
+  unsigned bit0, bit1, bit2;
 };
-
-__device__ unsigned load_word(const std::uint8_t* labels, unsigned index) {
-  return *reinterpret_cast<const unsigned*>(labels + index);
+__device__ __forceinline__ Count3 count_six(unsigned a, unsigned b, unsigned c, unsigned d, unsigned e, unsigned f) {
+  const unsigned sum_abc = a ^ b ^ c, carry_abc = (a & b) | (c & (a ^ b));
+  const unsigned sum_def = d ^ e ^ f, carry_def = (d & e) | (f & (d ^ e));
+  const unsigned carry_sums = sum_abc & sum_def;
+  return {sum_abc ^ sum_def, carry_abc ^ carry_def ^ carry_sums,
+          (carry_abc & carry_def) | (carry_sums & (carry_abc ^ carry_def))};
 }
 
-__device__ Segment load_segment(const VolumeView& v, int x0, int y, int z, unsigned row, int odd) {
-  const unsigned slice = static_cast<unsigned>(v.pitch) * v.ny;
-  const unsigned shift = 8u * odd;
-  const unsigned centre = load_word(v.labels, row + x0);
-  Segment s;
-  s.centre = centre >> shift;
-  s.y_minus = (y > 0 ? load_word(v.labels, row - v.pitch + x0) : kAbsentWord) >> shift;
-  s.y_plus = (y + 1 < v.ny ? load_word(v.labels, row + v.pitch + x0) : kAbsentWord) >> shift;
-  s.z_minus = (z > 0 ? load_word(v.labels, row - slice + x0) : kAbsentWord) >> shift;
-  s.z_plus = (z + 1 < v.nz ? load_word(v.labels, row + slice + x0) : kAbsentWord) >> shift;
-  // First voxel's left: x0 - 1 (odd = 0) or byte 0 (odd = 1). Second voxel's
-  // right: byte 3 (odd = 0) or x0 + 4, which the row padding always provides.
-  const unsigned before = x0 > 0 ? v.labels[row + x0 - 1] : kAbsent;
-  s.left_of_first = odd ? (centre & 0xffu) : before;
-  s.right_of_second = odd ? v.labels[row + x0 + kVoxelsPerThread] : (centre >> 24);
-  return s;
+// Per bit, a - b + 8 as four planes (a, b in [0, 6]: the result is in
+// [2, 14]): a ripple-borrow subtraction, the final borrow inverted as bit 3.
+struct Count4 {
+  unsigned bit0, bit1, bit2, bit3;
+};
+__device__ __forceinline__ Count4 biased_difference(const Count3& a, const Count3& b) {
+  const unsigned borrow0 = ~a.bit0 & b.bit0;
+  const unsigned borrow1 = (~a.bit1 & b.bit1) | (~(a.bit1 ^ b.bit1) & borrow0);
+  const unsigned borrow2 = (~a.bit2 & b.bit2) | (~(a.bit2 ^ b.bit2) & borrow1);
+  return {a.bit0 ^ b.bit0, a.bit1 ^ b.bit1 ^ borrow0, a.bit2 ^ b.bit2 ^ borrow1, ~borrow2};
 }
 
-// Neighbour counts of one voxel as bytes of one word: byte k counts the
-// neighbours labelled k (byte 3 the absent ones). Adding 1 << (8 * label) per
-// neighbour replaces six compare-and-count steps per class.
-__device__ unsigned count_neighbours(unsigned left, unsigned right, unsigned y_minus, unsigned y_plus,
-                                     unsigned z_minus, unsigned z_plus) {
-  return (1u << (left << 3)) + (1u << (right << 3)) + (1u << (y_minus << 3)) + (1u << (y_plus << 3)) +
-         (1u << (z_minus << 3)) + (1u << (z_plus << 3));
+// proposed_label() of 32 voxels: the coin's 0 moves a label up by one (0 ->
+// 1 -> 2 -> 0), its 1 by two.
+__device__ __forceinline__ uint2 proposed_labels(uint2 current, unsigned coins) {
+  const unsigned is_air = ~(current.x | current.y);
+  return {(coins & current.y) | (~coins & is_air), (coins & is_air) | (~coins & current.x)};
 }
+
+// The proposal coins of the row's voxels x0 .. x0 + 31 (first = their
+// unpadded index): bit j is proposal_coin(key, first + j), taken from the
+// coin words of the one or two groups of 32 that the word overlaps.
+__device__ __forceinline__ unsigned coins_of_word(std::uint32_t key, std::uint32_t first) {
+  const std::uint32_t group = first >> 5, offset = first & 31u;
+  const std::uint32_t low = coin_word(key, group);
+  return offset ? __funnelshift_r(low, coin_word(key, group + 1), offset) : low;
+}
+
+// The colour's 16 voxels of a word, one 4-bit field each: voxel i's field is
+// bits 4 (i % 8) .. of word i / 8. Input: two planes whose bits 2 i (the
+// colour's voxels, already shifted down by the parity) are voxel i's field
+// bits 0 and 1; `high` gives bits 2 and 3 the same way.
+struct Nibbles {
+  unsigned of[2];
+};
+__device__ __forceinline__ unsigned spread_pairs(unsigned pairs) {  // 8 two-bit fields -> 8 nibbles
+  pairs = (pairs | (pairs << 8)) & 0x00ff00ffu;
+  pairs = (pairs | (pairs << 4)) & 0x0f0f0f0fu;
+  return (pairs | (pairs << 2)) & 0x33333333u;
+}
+__device__ __forceinline__ Nibbles gather_nibbles(unsigned bit0, unsigned bit1, unsigned bit2, unsigned bit3) {
+  constexpr unsigned kEven = 0x55555555u;
+  const unsigned low_pairs = (bit0 & kEven) | ((bit1 & kEven) << 1);
+  const unsigned high_pairs = (bit2 & kEven) | ((bit3 & kEven) << 1);
+  Nibbles n;
+  n.of[0] = spread_pairs(low_pairs & 0xffffu) | (spread_pairs(high_pairs & 0xffffu) << 2);
+  n.of[1] = spread_pairs(low_pairs >> 16) | (spread_pairs(high_pairs >> 16) << 2);
+  return n;
+}
+__device__ __forceinline__ unsigned nibble(const Nibbles& n, int i) { return (n.of[i / 8] >> (4 * (i % 8))) & 0xfu; }
 
 // Per-thread running totals of a colour pass.
 struct ThreadTotals {
@@ -156,36 +201,85 @@ __device__ std::int32_t class_term_of(const ClassTerms& terms, int label, int in
   return label == 0 ? air : label == 1 ? bone : liver;
 }
 
-// The class terms of one intensity relative to air's: (T_bone - T_air,
-// T_liver - T_air), each T exactly class_term_fixed() (clamped to 2^26, so a
-// difference fits 28 bits). A proposal's energy change needs only T_proposed -
-// T_current, which these give exactly, with one 8-byte load per voxel from a
-// table of every int16 intensity (the few entries a volume uses stay in the
-// L1: neighbouring voxels have near intensities) instead of three FP64 class
-// terms and their conversions: 1.39e11 -> 1.86e11 voxel updates/s on the H100.
-// The class table covers every int16 intensity (512 KB, computed in a few
-// microseconds a sweep): no scan of the volume on the host for its range.
+// Two per-sweep tables over every int16 intensity (512 KB each, refilled in a
+// few microseconds after each re-estimation; a volume's voxels use few
+// entries, and neighbouring voxels near ones, so they stay in the L1):
+// - the class terms relative to air's, (T_bone - T_air, T_liver - T_air),
+//   each T exactly class_term_fixed() (clamped to 2^26: a difference fits 28
+//   bits). An accepted proposal's energy change needs only T_proposed -
+//   T_current.
+// - the decision: byte (2 current + coin) of an intensity's entry is
+//   minimum_accepted_balance(T_proposed - T_current) + 8, so that a voxel is
+//   accepted when its biased balance (biased_difference()) reaches it. Bytes
+//   6 and 7 (label 3, padding) are 15: never.
 constexpr int kIntensityMin = -32768;
 constexpr int kIntensityCount = 65536;
+constexpr unsigned kNeverAccepted = 15;
 
 __device__ __forceinline__ std::int32_t term_over_air(int2 differences, int label) {
   return label == 0 ? 0 : label == 1 ? differences.x : differences.y;
 }
 
-__device__ void update_voxel(const VolumeView& v, int current, unsigned counts, int intensity, unsigned index,
-                             int coin, const int2* class_table, const SweepConstants& constants,
-                             ThreadTotals& totals) {
-  const int proposed = proposed_label(current, coin);
-  const int same_current = (counts >> (current << 3)) & 0xffu;
-  const int same_proposed = (counts >> (proposed << 3)) & 0xffu;
-  const int neighbours = 6 - static_cast<int>(counts >> 24);
-  const int2 differences = __ldg(class_table + (intensity - kIntensityMin));
-  bool accepted = false;
-  // Both energies shifted by T_air: their difference, and so the decision, is unchanged.
-  totals.delta_energy += proposal_delta(term_over_air(differences, current), term_over_air(differences, proposed),
-                                        same_current, same_proposed, neighbours, constants, accepted);
-  if (accepted) {  // rare after the first sweeps: only changed labels are stored
-    v.labels[index] = static_cast<std::uint8_t>(proposed);
+// One word's colour voxels: their loads, bit planes and decisions.
+struct WordInputs {
+  uint2 centre, west, east, north, south, below, above;  // labels of the voxels and of each neighbour
+  unsigned coins;
+  int parity;         // x parity of the colour's voxels in this row
+  unsigned in_volume; // bits of voxels x < nx
+};
+
+// Bits 2 i of the result: voxel x = 32 w + 2 i + parity accepts its proposal.
+// `balance`/`combo` return the nibbles the decisions read.
+__device__ __forceinline__ unsigned decide_word(const WordInputs& in, const uint4* intensity_pairs,
+                                                const uint2* decision_mid, bool negated, Nibbles& balance,
+                                                Nibbles& combo, unsigned (&intensities)[kColourVoxels / 2]) {
+  const uint2 proposed = proposed_labels(in.centre, in.coins);
+  const Count3 same_proposed =
+      count_six(same_label(in.west, proposed), same_label(in.east, proposed), same_label(in.north, proposed),
+                same_label(in.south, proposed), same_label(in.below, proposed), same_label(in.above, proposed));
+  const Count3 same_current =
+      count_six(same_label(in.west, in.centre), same_label(in.east, in.centre), same_label(in.north, in.centre),
+                same_label(in.south, in.centre), same_label(in.below, in.centre), same_label(in.above, in.centre));
+  const Count4 biased = negated ? biased_difference(same_current, same_proposed)
+                                : biased_difference(same_proposed, same_current);
+  const int p = in.parity;
+  balance = gather_nibbles(biased.bit0 >> p, biased.bit1 >> p, biased.bit2 >> p, biased.bit3 >> p);
+  combo = gather_nibbles(in.coins >> p, in.centre.x >> p, in.centre.y >> p, 0u);
+  const uint4 first = intensity_pairs[0], second = intensity_pairs[1];
+  intensities[0] = first.x, intensities[1] = first.y, intensities[2] = first.z, intensities[3] = first.w;
+  intensities[4] = second.x, intensities[5] = second.y, intensities[6] = second.z, intensities[7] = second.w;
+  unsigned accepted = 0;
+#pragma unroll
+  for (int i = 0; i < kColourVoxels; ++i) {
+    const unsigned pair = intensities[i / 2];
+    const int intensity = i % 2 ? static_cast<int>(pair) >> 16 : static_cast<int>(static_cast<std::int16_t>(pair));
+    const uint2 entry = __ldg(decision_mid + intensity);
+    const unsigned minimum = __byte_perm(entry.x, entry.y, nibble(combo, i) & 7u) & 0xffu;
+    accepted |= static_cast<unsigned>(nibble(balance, i) >= minimum) << (2 * i);
+  }
+  return accepted & (in.in_volume >> p);
+}
+
+// The rare part: the accepted voxels' energy changes and class moves
+// (`accepted`: bits 2 i, as decide_word() returns them).
+__device__ void account_accepted(unsigned accepted, const Nibbles& balance, const Nibbles& combo,
+                                 const unsigned (&intensities)[kColourVoxels / 2], const int2* class_mid,
+                                 const SweepConstants& constants, bool negated, ThreadTotals& totals) {
+  const std::int32_t beta_gap = constants.beta_in_fixed - constants.beta_out_fixed;
+#pragma unroll
+  for (int i = 0; i < kColourVoxels; ++i) {
+    if (!((accepted >> (2 * i)) & 1u)) continue;
+    const unsigned pair = intensities[i / 2];
+    const int intensity = i % 2 ? static_cast<int>(pair) >> 16 : static_cast<int>(static_cast<std::int16_t>(pair));
+    const unsigned voxel_combo = nibble(combo, i);
+    const int current = static_cast<int>((voxel_combo >> 1) & 3u);
+    const int proposed = proposed_label(current, static_cast<int>(voxel_combo & 1u));
+    const int directed = static_cast<int>(nibble(balance, i)) - 8;
+    const int same_balance = negated ? -directed : directed;  // same_proposed - same_current
+    const int2 differences = __ldg(class_mid + intensity);
+    // proposal_delta()'s value: the clique terms' difference is -beta_gap * balance.
+    totals.delta_energy += term_over_air(differences, proposed) - term_over_air(differences, current) -
+                           beta_gap * same_balance;
     ++totals.changed;
     const long long square = static_cast<long long>(intensity * intensity);  // |intensity| <= 2^15
 #pragma unroll
@@ -196,12 +290,6 @@ __device__ void update_voxel(const VolumeView& v, int current, unsigned counts, 
       totals.sum_sq_change[k] += moved * square;
     }
   }
-}
-
-// The coin of one voxel (proposal_coin()), from the coin word of the
-// segment's first group or of the next one.
-__device__ int coin_of(std::uint32_t voxel, std::uint32_t group, std::uint32_t word, std::uint32_t next_word) {
-  return static_cast<int>((((voxel >> 5) == group ? word : next_word) >> (voxel & 31)) & 1u);
 }
 
 // The kernels' blocks as the device layer's block reduction sees them.
@@ -231,44 +319,59 @@ __device__ void accumulate_block(const ThreadTotals& mine, DeviceTotals* totals,
   }
 }
 
-// Updates every voxel of colour `colour` in the thread's tile: in each slice,
-// the two voxels of that colour among the thread's four. Does nothing once the
-// batch has finished.
-__global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm)
-    colour_update_kernel(VolumeView v, const DeviceBatchState* batch, int slot, int colour, const int2* class_table,
-                         DeviceTotals* totals) {
+// Updates the voxels of colour `colour` in the thread's words: one word of
+// one row in each of kSlicesPerThread slices. A pass changes only its
+// colour's voxels, and every neighbour of such a voxel has the other colour,
+// so what a thread reads of its neighbours' words (bits of the other colour)
+// is the same before and after their owners store them. Does nothing once
+// the batch has finished.
+__global__ void __launch_bounds__(kBlockThreads)
+    colour_update_kernel(VolumeView v, const DeviceBatchState* batch, int slot, int colour, const int2* class_mid,
+                         const uint2* decision_mid, DeviceTotals* totals) {
   __shared__ BlockSum::TempStorage scratch;
   if (batch->finished) return;  // the same for every thread of the grid
   SweepConstants constants = batch->first;
   constants.sweep_index += slot;
   const std::uint32_t coin_key = sweep_coin_key(constants.seed, constants.sweep_index);
-  const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kVoxelsPerThread;
-  const int y = blockIdx.y * kBlockY + threadIdx.y;
-  const int z0 = blockIdx.z * kSlicesPerThread;
+  const bool negated = balance_is_negated(constants);
+  const unsigned thread = blockIdx.x * kBlockThreads + threadIdx.y * kBlockX + threadIdx.x;
+  const int w = static_cast<int>(thread % v.words), y = static_cast<int>(thread / v.words);
+  const int z0 = blockIdx.y * kSlicesPerThread;
   ThreadTotals mine;
-  if (y < v.ny && x0 < v.nx) {
-    for (int z = z0; z < min(z0 + kSlicesPerThread, v.nz); ++z) {
-      const unsigned row = (static_cast<unsigned>(z) * v.ny + y) * v.pitch;
-      const int odd = voxel_colour(x0, y, z) ^ colour;  // offset of the colour's first voxel in the segment
-      const Segment s = load_segment(v, x0, y, z, row, odd);
-      const short4 intensity = *reinterpret_cast<const short4*>(v.intensity + row + x0);
-      // Unpadded voxel index (< 2^31: the volume format's limit).
-      const std::uint32_t first = (static_cast<std::uint32_t>(z) * v.ny + y) * v.nx + x0 + odd;
-      const std::uint32_t group = first >> 5;
-      const std::uint32_t word = coin_word(coin_key, group);
-      const std::uint32_t next_word = ((first + 2) >> 5) != group ? coin_word(coin_key, group + 1) : 0;
-      if (x0 + odd < v.nx)
-        update_voxel(v, s.centre & 0xffu,
-                     count_neighbours(s.left_of_first, (s.centre >> 8) & 0xffu, s.y_minus & 0xffu,
-                                      s.y_plus & 0xffu, s.z_minus & 0xffu, s.z_plus & 0xffu),
-                     odd ? intensity.y : intensity.x, row + x0 + odd, coin_of(first, group, word, next_word),
-                     class_table, constants, mine);
-      if (x0 + odd + 2 < v.nx)
-        update_voxel(v, (s.centre >> 16) & 0xffu,
-                     count_neighbours((s.centre >> 8) & 0xffu, s.right_of_second, (s.y_minus >> 16) & 0xffu,
-                                      (s.y_plus >> 16) & 0xffu, (s.z_minus >> 16) & 0xffu, (s.z_plus >> 16) & 0xffu),
-                     odd ? intensity.w : intensity.z, row + x0 + odd + 2, coin_of(first + 2, group, word, next_word),
-                     class_table, constants, mine);
+  if (y < v.ny) {
+    const int voxels_left = v.nx - w * kWordVoxels;
+    WordInputs in;
+    in.in_volume = voxels_left >= kWordVoxels ? kAbsentBits : (1u << voxels_left) - 1u;
+    const unsigned slice_words = static_cast<unsigned>(v.ny) * v.words;
+    unsigned word_index = (static_cast<unsigned>(z0) * v.ny + y) * v.words + w;
+    in.below = z0 > 0 ? v.labels[word_index - slice_words] : kAbsentWord;
+    in.centre = v.labels[word_index];
+    const int z_end = min(z0 + kSlicesPerThread, v.nz);
+    for (int z = z0; z < z_end; ++z, word_index += slice_words) {
+      in.above = z + 1 < v.nz ? v.labels[word_index + slice_words] : kAbsentWord;
+      in.north = y > 0 ? v.labels[word_index - v.words] : kAbsentWord;
+      in.south = y + 1 < v.ny ? v.labels[word_index + v.words] : kAbsentWord;
+      const uint2 left = w > 0 ? v.labels[word_index - 1] : kAbsentWord;
+      const uint2 right = w + 1 < v.words ? v.labels[word_index + 1] : kAbsentWord;
+      // Bit j of west/east: the label of voxel x - 1 / x + 1.
+      in.west = {__funnelshift_l(left.x, in.centre.x, 1), __funnelshift_l(left.y, in.centre.y, 1)};
+      in.east = {__funnelshift_r(in.centre.x, right.x, 1), __funnelshift_r(in.centre.y, right.y, 1)};
+      const std::uint32_t first = (static_cast<std::uint32_t>(z) * v.ny + y) * v.nx + w * kWordVoxels;
+      in.coins = coins_of_word(coin_key, first);
+      in.parity = (colour + y + z) & 1;
+      const uint4* pairs = reinterpret_cast<const uint4*>(v.intensity) + word_index * 4 + in.parity * 2;
+      Nibbles balance, combo;
+      unsigned intensities[kColourVoxels / 2];
+      const unsigned accepted = decide_word(in, pairs, decision_mid, negated, balance, combo, intensities);
+      if (accepted) {  // rare after the first sweeps
+        account_accepted(accepted, balance, combo, intensities, class_mid, constants, negated, mine);
+        const unsigned changed = accepted << in.parity;
+        const uint2 proposed = proposed_labels(in.centre, in.coins);
+        v.labels[word_index] = {(in.centre.x & ~changed) | (proposed.x & changed),
+                                (in.centre.y & ~changed) | (proposed.y & changed)};
+      }
+      in.below = in.centre;  // the next slice's voxels see these bits' other colour: unchanged
+      in.centre = in.above;
     }
   }
   accumulate_block(mine, totals, scratch);
@@ -287,9 +390,9 @@ __global__ void __launch_bounds__(kBlockThreads) class_sums_kernel(VolumeView v,
   long long count[kClassCount] = {0, 0, 0}, sum[kClassCount] = {0, 0, 0}, sum_sq[kClassCount] = {0, 0, 0};
   if (x < v.nx && y < v.ny) {
     for (int z = 0; z < v.nz; ++z) {
-      const unsigned index = (static_cast<unsigned>(z) * v.ny + y) * v.pitch + x;
-      const int label = v.labels[index];
-      const long long intensity = v.intensity[index];
+      const unsigned row = static_cast<unsigned>(z) * v.ny + y;
+      const int label = label_at(v, row, x);
+      const long long intensity = intensity_at(v, row, x);
 #pragma unroll
       for (int k = 0; k < kClassCount; ++k) {
         const long long in_class = label == k;
@@ -317,32 +420,76 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int y = blockIdx.y * kBlockY + threadIdx.y;
   long long energy = 0;
   if (x < v.nx && y < v.ny) {
-    const unsigned slice = static_cast<unsigned>(v.ny) * v.pitch;
     for (int z = 0; z < v.nz; ++z) {
-      const unsigned index = (static_cast<unsigned>(z) * v.ny + y) * v.pitch + x;
-      const int label = v.labels[index];
-      energy += class_term_of(terms, label, v.intensity[index]);
-      auto pair = [&](unsigned neighbour) {
-        return v.labels[neighbour] == label ? -constants.beta_in_fixed : -constants.beta_out_fixed;
+      const unsigned row = static_cast<unsigned>(z) * v.ny + y;
+      const int label = label_at(v, row, x);
+      energy += class_term_of(terms, label, intensity_at(v, row, x));
+      auto pair = [&](unsigned neighbour_row, int neighbour_x) {
+        return label_at(v, neighbour_row, neighbour_x) == label ? -constants.beta_in_fixed : -constants.beta_out_fixed;
       };
-      if (x + 1 < v.nx) energy += pair(index + 1);
-      if (y + 1 < v.ny) energy += pair(index + v.pitch);
-      if (z + 1 < v.nz) energy += pair(index + slice);
+      if (x + 1 < v.nx) energy += pair(row, x + 1);
+      if (y + 1 < v.ny) energy += pair(row + 1, x);
+      if (z + 1 < v.nz) energy += pair(row + v.ny, x);
     }
   }
   block_accumulate(as_word(energy), total, scratch);
 }
 
-// The class table (term_over_air) of every int16 intensity for the batch's
-// current class terms; nothing once the batch has finished.
-__global__ void class_table_kernel(const DeviceBatchState* batch, int2* table) {
+// The two tables (above) of every int16 intensity for the batch's current
+// class terms; nothing once the batch has finished.
+__global__ void class_table_kernel(const DeviceBatchState* batch, int2* class_table, uint2* decision_table) {
   if (batch->finished) return;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= kIntensityCount) return;
   const int intensity = kIntensityMin + i;
   const std::int32_t air = class_term_fixed(intensity, batch->terms.of[0]);
-  table[i] = make_int2(class_term_fixed(intensity, batch->terms.of[1]) - air,
-                       class_term_fixed(intensity, batch->terms.of[2]) - air);
+  const int2 differences = make_int2(class_term_fixed(intensity, batch->terms.of[1]) - air,
+                                     class_term_fixed(intensity, batch->terms.of[2]) - air);
+  class_table[i] = differences;
+  unsigned bytes[2] = {0, 0};
+  for (int combo = 0; combo < 8; ++combo) {
+    const int current = combo >> 1;
+    unsigned minimum = kNeverAccepted;
+    if (current < kClassCount) {
+      const int proposed = proposed_label(current, combo & 1);
+      const std::int32_t change = term_over_air(differences, proposed) - term_over_air(differences, current);
+      minimum = static_cast<unsigned>(minimum_accepted_balance(change, batch->first) + 8);
+    }
+    bytes[combo / 4] |= minimum << (8 * (combo % 4));
+  }
+  decision_table[i] = make_uint2(bytes[0], bytes[1]);
+}
+
+// Host layouts to device layouts and back (load() and labels()), one thread
+// per word or voxel. Labels: bytes, nx per row, into bit-sliced words
+// (padding: label 3).
+__global__ void pack_labels_kernel(const std::uint8_t* bytes, VolumeView v, unsigned rows) {
+  const unsigned word = blockIdx.x * blockDim.x + threadIdx.x;
+  if (word >= rows * v.words) return;
+  const unsigned row = word / v.words;
+  const int x0 = static_cast<int>(word % v.words) * kWordVoxels;
+  unsigned low = 0, high = 0;
+  for (int j = 0; j < kWordVoxels; ++j) {
+    const unsigned label = x0 + j < v.nx ? bytes[static_cast<std::size_t>(row) * v.nx + x0 + j] : 3u;
+    low |= (label & 1u) << j;
+    high |= (label >> 1) << j;
+  }
+  v.labels[word] = make_uint2(low, high);
+}
+
+__global__ void unpack_labels_kernel(VolumeView v, unsigned rows, std::uint8_t* bytes) {
+  const std::size_t voxel = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (voxel >= static_cast<std::size_t>(rows) * v.nx) return;
+  bytes[voxel] = static_cast<std::uint8_t>(label_at(v, static_cast<unsigned>(voxel / v.nx), static_cast<int>(voxel % v.nx)));
+}
+
+// Intensities, nx per row, into colour-split words (padding: 0).
+__global__ void split_intensities_kernel(const std::int16_t* raw, VolumeView v, unsigned rows, std::int16_t* split) {
+  const std::size_t voxel = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (voxel >= static_cast<std::size_t>(rows) * v.nx) return;
+  const unsigned row = static_cast<unsigned>(voxel / v.nx);
+  const int x = static_cast<int>(voxel % v.nx), j = x % kWordVoxels;
+  split[(row * v.words + x / kWordVoxels) * kWordVoxels + (j & 1) * kColourVoxels + j / 2] = raw[voxel];
 }
 
 // After sweep `slot` of a batch: records it, moves the class sums by the
@@ -379,6 +526,7 @@ class GpuSweepEngine : public SweepEngine {
     batch_.allocate(1, "allocating batch state on the GPU");
     totals_.allocate(kMaxBatch, "allocating totals on the GPU");
     class_table_.allocate(kIntensityCount, "allocating the class table on the GPU");
+    decision_table_.allocate(kIntensityCount, "allocating the decision table on the GPU");
   }
 
   std::string description() const override { return "CUDA device " + std::to_string(device_) + " (" + name_ + ")"; }
@@ -386,23 +534,27 @@ class GpuSweepEngine : public SweepEngine {
   void load(const Volume& volume, const std::vector<std::uint8_t>& labels) override {
     volume_ = &volume;
     voxel_count_ = volume.size();
-    // At least one padding voxel per row: the right neighbour of x = nx - 1 reads it.
-    pitch_ = (volume.nx + kVoxelsPerThread) / kVoxelsPerThread * kVoxelsPerThread;
-    const std::size_t rows = static_cast<std::size_t>(volume.ny) * volume.nz;
-    intensity_.allocate(rows * pitch_, "allocating the volume on the GPU");
-    // kVoxelsPerThread guard bytes: the last segment of the last row reads x0 + 4.
-    labels_.allocate(rows * pitch_ + kVoxelsPerThread, "allocating labels on the GPU");
-    // Initialise the padding once: vector loads read it, neighbour counts see it as absent.
-    check_cuda(cudaMemset(intensity_.data, 0, rows * pitch_ * sizeof(std::int16_t)), "clearing the volume");
-    check_cuda(cudaMemset(labels_.data, kAbsent, labels_.count), "marking label padding absent");
-    check_cuda(cudaMemcpy2D(intensity_.data, pitch_ * sizeof(std::int16_t), volume.voxels.data(),
-                            volume.nx * sizeof(std::int16_t), volume.nx * sizeof(std::int16_t), rows,
-                            cudaMemcpyHostToDevice), "copying the volume to the GPU");
-    check_cuda(cudaMemcpy2D(labels_.data, pitch_, labels.data(), volume.nx, volume.nx, rows, cudaMemcpyHostToDevice),
-               "copying labels to the GPU");
-    // The copies ran on the legacy stream, which does not order with stream_,
-    // and the last DMA from pageable memory may still be in flight: wait.
-    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "copying labels to the GPU");
+    words_ = (volume.nx + kWordVoxels - 1) / kWordVoxels;
+    const std::size_t word_count = rows() * words_;
+    intensity_.allocate(word_count * kWordVoxels, "allocating the volume on the GPU");
+    labels_.allocate(word_count, "allocating labels on the GPU");
+    // The padding of the split intensities is read by the vector loads: zero it.
+    check_cuda(cudaMemsetAsync(intensity_.data, 0, intensity_.count * sizeof(std::int16_t), stream_),
+               "clearing the volume");
+    {  // host layouts through staging buffers (upload() waits until they have landed)
+      DeviceBuffer<std::int16_t> raw_intensity;
+      DeviceBuffer<std::uint8_t> raw_labels;
+      raw_intensity.upload(volume.voxels.data(), volume.voxels.size(), "copying the volume to the GPU");
+      raw_labels.upload(labels.data(), labels.size(), "copying labels to the GPU");
+      const VolumeView view = device_view();
+      const unsigned row_count = static_cast<unsigned>(rows());
+      split_intensities_kernel<<<voxel_blocks(), kBlockThreads, 0, stream_>>>(raw_intensity.data, view, row_count,
+                                                                              intensity_.data);
+      pack_labels_kernel<<<static_cast<unsigned>((word_count + kBlockThreads - 1) / kBlockThreads), kBlockThreads, 0,
+                           stream_>>>(raw_labels.data, view, row_count);
+      check_cuda(cudaGetLastError(), "launching the layout kernels");
+      stream_.synchronize("laying the volume out on the GPU");  // before the staging buffers go
+    }
     sums_ = device_class_sums();
     capture_batch_graph();
   }
@@ -450,10 +602,15 @@ class GpuSweepEngine : public SweepEngine {
   }
 
   std::vector<std::uint8_t> labels() override {
+    DeviceBuffer<std::uint8_t> bytes;
+    bytes.allocate(volume_->size(), "allocating the label bytes on the GPU");
+    unpack_labels_kernel<<<voxel_blocks(), kBlockThreads, 0, stream_>>>(device_view(), static_cast<unsigned>(rows()),
+                                                                        bytes.data);
+    check_cuda(cudaGetLastError(), "launching the label unpacking");
     std::vector<std::uint8_t> host(volume_->size());
-    check_cuda(cudaMemcpy2D(host.data(), volume_->nx, labels_.data, pitch_, volume_->nx,
-                            static_cast<std::size_t>(volume_->ny) * volume_->nz, cudaMemcpyDeviceToHost),
+    check_cuda(cudaMemcpyAsync(host.data(), bytes.data, host.size(), cudaMemcpyDeviceToHost, stream_),
                "reading labels");
+    stream_.synchronize("reading labels");
     return host;
   }
 
@@ -481,8 +638,19 @@ class GpuSweepEngine : public SweepEngine {
 
   // The loaded volume and labels as the kernels see them.
   VolumeView device_view() const {
-    return {intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, pitch_};
+    return {intensity_.data, labels_.data, volume_->nx, volume_->ny, volume_->nz, words_};
   }
+
+  std::size_t rows() const { return static_cast<std::size_t>(volume_->ny) * volume_->nz; }
+
+  // One thread per voxel, in blocks of kBlockThreads.
+  unsigned voxel_blocks() const {
+    return static_cast<unsigned>((volume_->size() + kBlockThreads - 1) / kBlockThreads);
+  }
+
+  // The tables indexed by intensity (from kIntensityMin).
+  const int2* class_middle() const { return class_table_.data - kIntensityMin; }
+  const uint2* decision_middle() const { return decision_table_.data - kIntensityMin; }
 
   // One thread per (x, y) column of the volume, in kBlockX x kBlockY blocks.
   dim3 column_grid() const {
@@ -494,19 +662,21 @@ class GpuSweepEngine : public SweepEngine {
   void capture_batch_graph() {
     const VolumeView view = device_view();
     const dim3 block(kBlockX, kBlockY);
-    const dim3 grid((volume_->nx + kBlockX * kVoxelsPerThread - 1) / (kBlockX * kVoxelsPerThread),
-                    (volume_->ny + kBlockY - 1) / kBlockY, (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
+    // One thread per (word, row) pair and slice group.
+    const dim3 grid(static_cast<unsigned>((static_cast<std::size_t>(words_) * volume_->ny + kBlockThreads - 1) /
+                                          kBlockThreads),
+                    (volume_->nz + kSlicesPerThread - 1) / kSlicesPerThread);
     batch_graph_.capture(stream_, "capturing the sweep batch", "instantiating the sweep batch", [&] {
       cudaMemsetAsync(totals_.data, 0, kMaxBatch * sizeof(DeviceTotals), stream_);
       const int table_blocks = (kIntensityCount + 255) / 256;
-      class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
+      class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data, decision_table_.data);
       for (int slot = 0; slot < kMaxBatch; ++slot) {
-        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_table_.data,
-                                                          totals_.data + slot);
-        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_table_.data,
-                                                          totals_.data + slot);
+        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 0, class_middle(),
+                                                          decision_middle(), totals_.data + slot);
+        colour_update_kernel<<<grid, block, 0, stream_>>>(view, batch_.data, slot, 1, class_middle(),
+                                                          decision_middle(), totals_.data + slot);
         end_of_sweep_kernel<<<1, 1, 0, stream_>>>(totals_.data + slot, batch_.data, slot);
-        class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data);
+        class_table_kernel<<<table_blocks, 256, 0, stream_>>>(batch_.data, class_table_.data, decision_table_.data);
       }
     });
   }
@@ -546,12 +716,13 @@ class GpuSweepEngine : public SweepEngine {
   CudaStream stream_;
   PinnedBuffer<DeviceBatchState> host_batch_;  // the batch state's upload and read-back
   const Volume* volume_ = nullptr;
-  int pitch_ = 0;
+  int words_ = 0;  // per row
   ClassSums sums_;  // of the labels on the device, kept up to date by run_batch()
   DeviceBuffer<std::int16_t> intensity_;
-  DeviceBuffer<std::uint8_t> labels_;
+  DeviceBuffer<uint2> labels_;  // bit-sliced words
   DeviceBuffer<DeviceTotals> totals_;  // one per sweep of a batch
-  DeviceBuffer<int2> class_table_;  // term_over_air of every int16 intensity, for the current sweep
+  DeviceBuffer<int2> class_table_;      // term_over_air of every int16 intensity, for the current sweep
+  DeviceBuffer<uint2> decision_table_;  // minimum balances of every int16 intensity, for the current sweep
   DeviceBuffer<DeviceBatchState> batch_;
   CudaGraph batch_graph_;  // one batch's launches, for the loaded volume
 };

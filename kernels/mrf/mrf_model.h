@@ -175,4 +175,26 @@ HELIX_HD std::int32_t proposal_delta(std::int32_t class_term_current, std::int32
   return accepted ? delta : 0;
 }
 
+// proposal_delta()'s decision as a threshold on the neighbour balance, for
+// engines that count neighbours 32 voxels at a time (the CUDA sweep).
+// delta = dT - (beta_in - beta_out) * k, with dT = T_proposed - T_current and
+// k = same_proposed - same_current in [-6, 6]: the neighbour count cancels.
+// With gap = |beta_in - beta_out| and k' = k (or -k where beta_in < beta_out:
+// balance_is_negated()), delta < -threshold exactly when gap * k' > dT +
+// threshold, that is when k' >= minimum_accepted_balance(dT), a value
+// clamped to [-7, 7] (-7: every balance accepts, 7: none does). Exact:
+// 64-bit integers, floor division; |dT| <= 2^28, |gap| <= 2^18.
+HELIX_HD bool balance_is_negated(const SweepConstants& c) { return c.beta_in_fixed < c.beta_out_fixed; }
+
+HELIX_HD int minimum_accepted_balance(std::int32_t class_term_change, const SweepConstants& c) {
+  const std::int64_t bound = static_cast<std::int64_t>(class_term_change) + c.threshold_fixed;
+  const std::int64_t signed_gap = static_cast<std::int64_t>(c.beta_in_fixed) - c.beta_out_fixed;
+  const std::int64_t gap = signed_gap < 0 ? -signed_gap : signed_gap;
+  if (gap == 0) return bound < 0 ? -7 : 7;
+  std::int64_t quotient = bound / gap;  // truncated; floor for a negative bound below
+  if (bound % gap != 0 && bound < 0) --quotient;
+  const std::int64_t minimum = quotient + 1;
+  return minimum < -7 ? -7 : minimum > 7 ? 7 : static_cast<int>(minimum);
+}
+
 }  // namespace helix::mrf

@@ -31,13 +31,10 @@ struct Shape {
 
 class GpuMatchesCpu : public ::testing::TestWithParam<Shape> {};
 
-// Sweep by sweep, with a deliberately noisy start so that many labels change.
-TEST_P(GpuMatchesCpu, SweepBySweep) {
-  SKIP_WITHOUT_GPU();
-  const Shape shape = GetParam();
+// Sweep by sweep under `params`, with a deliberately noisy start so that
+// many labels change.
+void expect_same_sweeps(const Shape& shape, const MrfParams& params) {
   const Phantom phantom = small_phantom(shape.nx, shape.ny, shape.nz, shape.seed, 120.0);
-  MrfParams params;
-  params.seed = shape.seed;
   const auto means = initial_class_means(phantom.volume);
   const auto labels = initial_labels(phantom.volume, means);
   auto cpu = make_cpu_engine();
@@ -54,6 +51,28 @@ TEST_P(GpuMatchesCpu, SweepBySweep) {
     expect_same_stats(cpu_stats, gpu_stats, sweep);
     ASSERT_EQ(cpu->labels(), gpu->labels()) << "sweep " << sweep;
     model = estimate_class_model(cpu_stats.sums, model, params.min_variance);
+  }
+}
+
+TEST_P(GpuMatchesCpu, SweepBySweep) {
+  SKIP_WITHOUT_GPU();
+  MrfParams params;
+  params.seed = GetParam().seed;
+  expect_same_sweeps(GetParam(), params);
+}
+
+// The GPU decides by a minimum neighbour balance whose direction follows the
+// sign of beta_in - beta_out: couplings that favour unlike neighbours, none
+// at all, and a threshold.
+TEST_P(GpuMatchesCpu, SweepBySweepUnderOtherCouplings) {
+  SKIP_WITHOUT_GPU();
+  const double couplings[][3] = {{-0.7, 0.9, 0.0}, {0.5, 0.5, 0.0}, {2.0, -0.25, 3.5}};
+  for (const auto& coupling : couplings) {
+    MrfParams params;
+    params.seed = GetParam().seed + 17;
+    params.beta_in = coupling[0], params.beta_out = coupling[1], params.threshold = coupling[2];
+    SCOPED_TRACE("beta_in " + std::to_string(coupling[0]) + " beta_out " + std::to_string(coupling[1]));
+    expect_same_sweeps(GetParam(), params);
   }
 }
 

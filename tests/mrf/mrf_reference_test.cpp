@@ -59,6 +59,43 @@ TEST(ProposalBits, AreCounterBasedAndSpread) {
 
 // The sum of accepted local energy changes is the exact change of the total
 // energy: that is what makes the energy trace checkable by the validator.
+// The GPU's decision rule (a minimum neighbour balance per class-term change)
+// against proposal_delta() itself, over every neighbourhood and class-term
+// changes around each threshold, for gaps of either sign, none, and the
+// parameters' extremes.
+TEST(ProposalDecision, MinimumBalanceAcceptsExactlyWhatProposalDeltaAccepts) {
+  const std::int32_t beta_pairs[][2] = {{1024, -1024}, {-1024, 1024}, {512, 512}, {102400, -102400},
+                                        {-102400, 102400}, {3, 0}, {0, 7}, {-5000, -4999}};
+  int accepted_count = 0, checked = 0;
+  for (const auto& betas : beta_pairs) {
+    for (std::int32_t threshold : {0, 1, 1000, 1024000}) {
+      SweepConstants c{betas[0], betas[1], threshold, 1, 0};
+      const std::int64_t gap = std::abs(static_cast<std::int64_t>(betas[0]) - betas[1]);
+      std::vector<std::int32_t> changes = {0, 1, -1, 1 << 28, -(1 << 28), 123457, -987653};
+      for (int m = -14; m <= 14; ++m)  // both sides of every boundary gap * k' = dT + threshold
+        for (int e = -1; e <= 1; ++e) changes.push_back(static_cast<std::int32_t>(m * gap - threshold + e));
+      for (std::int32_t change : changes) {
+        const int minimum = minimum_accepted_balance(change, c);
+        for (int neighbours = 0; neighbours <= 6; ++neighbours)
+          for (int same_current = 0; same_current <= neighbours; ++same_current)
+            for (int same_proposed = 0; same_current + same_proposed <= neighbours; ++same_proposed) {
+              bool accepted = false;
+              proposal_delta(0, change, same_current, same_proposed, neighbours, c, accepted);
+              const int balance = same_proposed - same_current;
+              const int directed = balance_is_negated(c) ? -balance : balance;
+              ASSERT_EQ(directed >= minimum, accepted)
+                  << "betas " << betas[0] << "/" << betas[1] << " threshold " << threshold << " dT " << change
+                  << " counts " << same_current << "/" << same_proposed << "/" << neighbours;
+              accepted_count += accepted;
+              ++checked;
+            }
+      }
+    }
+  }
+  EXPECT_GT(accepted_count, checked / 10);  // both outcomes are exercised
+  EXPECT_LT(accepted_count, checked - checked / 10);
+}
+
 TEST(ReferenceSweep, DeltaEnergyEqualsTotalEnergyChange) {
   const Phantom phantom = small_phantom(24, 20, 9);
   MrfParams params;
