@@ -78,6 +78,23 @@ HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
   }
 }
 
+#ifdef __CUDA_ARCH__
+// roll < fl(running / norm) for norm > 0, roll and running >= 0 (and not
+// subnormal, which they never are here), without the division's latency
+// where the answer is clear: with P = fl(roll * norm) and u = 2^-53, P <
+// running (1 - 8u) means roll < q (1 - u) <= fl(q) for q = running / norm,
+// and P > running (1 + 8u) means roll > q (1 + 6u) > fl(q) (each rounding
+// moves a value by at most u of itself; the bounds' own rounding included).
+// Between the two, and for NaN, the division decides, as on the CPU.
+__device__ __forceinline__ bool below_quotient(double roll, double running, double norm) {
+  constexpr double kEightUlps = 4.0 * 2.220446049250313e-16;  // 8u = 4 DBL_EPSILON
+  const double product = roll * norm;
+  if (product < running * (1.0 - kEightUlps)) return true;
+  if (product > running * (1.0 + kEightUlps)) return false;
+  return roll < running / norm;
+}
+#endif
+
 // esl_rnd_FChoose: index 0..N-1 drawn with probability p[i] / sum(p), one
 // draw, then the deviate compared with the running sum over the total, both
 // in double (a float deviate could round up to 1); -1 when nothing is chosen
@@ -97,7 +114,7 @@ HELIX_HMM_HD int fchoose(EaselStream& rng, const float (&p)[N]) {
   HELIX_HMM_UNROLL
   for (int c = 0; c < N; ++c)
     if (c <= lane) running += static_cast<double>(p[c]);
-  const unsigned below = __ballot_sync(0xffffffffu, lane < N && roll < running / norm);
+  const unsigned below = __ballot_sync(0xffffffffu, lane < N && below_quotient(roll, running, norm));
   return below != 0 ? __ffs(below) - 1 : -1;  // the first c whose sum passes the deviate
 #else
   double running = 0.0;
@@ -201,17 +218,52 @@ struct ForwardCells {
 #else
   float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
 #endif
+#ifdef __CUDA_ARCH__
+  // A match step's four candidates (previous_of_match()) when all three
+  // windows already hold its inputs, as they do for most steps along a
+  // diagonal: one test, then eight independent shuffles, instead of eight
+  // window tests, each a branch ahead of its shuffle. False: not covered.
+  __device__ bool match_candidates_in_windows(int i, int k, float (&path)[4]) const {
+    const int row = i - 1;
+    const bool covered = i - k == diagonal && row <= diagonal_top && row > diagonal_top - 32 && k <= node_top &&
+                         k > node_top - 32 && row <= window_top && row > window_top - 32;
+    if (!covered) return false;
+    const unsigned all = 0xffffffffu;
+    const int cell_lane = diagonal_top - row, node_lane = node_top - k;
+    const float b = __shfl_sync(all, window[kXB], window_top - row);
+    const float t_bm = __shfl_sync(all, node_odds[rows::kTBM], node_lane);
+    const float t_mm = __shfl_sync(all, node_odds[rows::kTMM], node_lane);
+    const float t_im = __shfl_sync(all, node_odds[rows::kTIM], node_lane);
+    const float t_dm = __shfl_sync(all, node_odds[rows::kTDM], node_lane);
+    const float m = __shfl_sync(all, diagonal_cells[0], cell_lane);
+    const float d = __shfl_sync(all, diagonal_cells[1], cell_lane);
+    const float ins = __shfl_sync(all, diagonal_cells[2], cell_lane);
+    path[0] = b * t_bm;
+    path[1] = k > 1 ? m * t_mm : 0.0f;
+    path[2] = k > 1 ? ins * t_im : 0.0f;
+    path[3] = k > 1 ? d * t_dm : 0.0f;
+    return true;
+  }
+#endif
 };
 
 // The predecessor of the current state, one draw each (HMMER's select_*);
 // -1 when no predecessor is possible.
-HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int i, int k) {
-  float path[4] = {f.special(i - 1, kXB) * f.t(k, rows::kTBM), 0.0f, 0.0f, 0.0f};
+HELIX_HMM_HD void match_candidates(const ForwardCells& f, int i, int k, float (&path)[4]) {
+  path[0] = f.special(i - 1, kXB) * f.t(k, rows::kTBM);
+  path[1] = path[2] = path[3] = 0.0f;
   if (k > 1) {  // node 0 holds nothing (HMMER shifts zeros in)
     path[1] = f.m(i - 1, k - 1) * f.t(k, rows::kTMM);
     path[2] = f.ins(i - 1, k - 1) * f.t(k, rows::kTIM);
     path[3] = f.d(i - 1, k - 1) * f.t(k, rows::kTDM);
   }
+}
+HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int i, int k) {
+  float path[4];
+#ifdef __CUDA_ARCH__
+  if (!f.match_candidates_in_windows(i, k, path))
+#endif
+    match_candidates(f, i, k, path);
   const int c = choose(rng, path);
   return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
 }
@@ -248,6 +300,53 @@ HELIX_HMM_HD int previous_of_b(EaselStream& rng, const ForwardCells& f, int i) {
   const int c = choose(rng, path);
   return c < 0 ? -1 : (c == 0 ? kTraceN : kTraceJ);
 }
+#ifdef __CUDA_ARCH__
+// previous_of_e()'s choice without its serial sum where that is safe. The
+// CPU adds the candidates' terms (nonnegative floats) one by one in double
+// and takes the first whose running sum S_n passes the deviate. The warp
+// sums each 32 positions by a scan instead (Kogge-Stone, then the total so
+// far added): a sum S'_n of the same terms in another order. Both are
+// within (n + depth) u of the exact sum, so |S_n - S'_n| <= slack * S'_n
+// with slack = (8Q + 64) DBL_EPSILON (n <= 8Q terms, depth <= Q / 4 + 6,
+// doubled for margin). S_n never decreases, so when the first position
+// where roll < S'_n + bound is also the first where roll < S'_n - bound,
+// it is the CPU's choice. Otherwise (a deviate within the bound of a sum,
+// about one draw in 10^10; a total short of the deviate, where HMMER goes
+// round again; a non-finite sum) this returns false and the serial sum
+// decides.
+__device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double roll, float norm, int& kind, int& k) {
+  const int M = f.p.M, Q = f.p.Q, lane = threadIdx.x % 32, positions = 8 * Q;
+  const unsigned all = 0xffffffffu;
+  const double slack = (8.0 * Q + 64.0) * 2.220446049250313e-16;
+  double total = 0.0;  // S' before this group of 32 positions
+  for (int base = 0; base < positions; base += 32) {
+    const int s = base + lane, q = s / 8, is_delete = (s % 8) / 4, node = (s % 4) * Q + q + 1;
+    const bool valid = s < positions && node <= M;
+    const float cell = valid ? rows::node_cell(f.rows, Q, i, node, is_delete ? rows::kCellD : rows::kCellM) : 0.0f;
+    double sum = static_cast<double>(cell * norm);
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+      const double before = __shfl_up_sync(all, sum, offset);
+      if (lane >= offset) sum += before;
+    }
+    sum += total;
+    const double bound = slack * sum;
+    const unsigned maybe = __ballot_sync(all, roll < sum + bound);
+    const unsigned surely = __ballot_sync(all, roll < sum - bound);
+    if (__any_sync(all, !isfinite(sum))) return false;
+    if (maybe != 0) {
+      const int first = __ffs(maybe) - 1;
+      if (first != __ffs(surely) - 1 || !(__ballot_sync(all, valid) >> first & 1u)) return false;
+      k = __shfl_sync(all, node, first);
+      kind = __shfl_sync(all, is_delete, first) ? kTraceD : kTraceM;
+      return true;
+    }
+    total = __shfl_sync(all, sum, 31);
+  }
+  return false;  // short of the deviate: HMMER's next round, serially
+}
+#endif
+
 // E(i) from any M(i,k) or D(i,k): each cell scaled by a float 1/E(i) and
 // accumulated in double, in striped order (per segment the match lanes,
 // then the delete lanes), going round again if rounding left the total
@@ -259,9 +358,11 @@ HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, i
   double sum = 0.0;
 #ifdef __CUDA_ARCH__
   // The whole warp walks in step: its 32 lanes load 32 candidates at once
-  // (position s of the scan: segment s / 8, match or delete, lane s % 4),
-  // then every lane adds them one after another, in the scan's order.
+  // (position s of the scan: segment s / 8, match or delete, lane s % 4).
   const int lane = threadIdx.x % 32, positions = 8 * Q;
+  int chosen_kind = 0;
+  if (scan_finds_e_predecessor(f, i, roll, norm, chosen_kind, k)) return chosen_kind;
+  // Unsure: every lane adds them one after another, in the scan's order.
   for (;;) {
     const double sum_before_pass = sum;
     for (int base = 0; base < positions; base += 32) {
