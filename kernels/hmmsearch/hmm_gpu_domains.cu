@@ -55,29 +55,56 @@ __device__ WarpRows warp_rows(float* base, int Q) {
 
 constexpr int kAhead = 8;  // operands loaded ahead in the serial chains
 
+// The serial chains below run on one lane per stripe, from the stripe's
+// last cell to its first, kAhead cells at a time: all of a group's operands
+// are loaded before its steps run, so a step waits for arithmetic, not for
+// memory (a lone long target's warp has nothing to hide that behind).
+// kGuard: the stripe's first cell lies inside the group. Only that last
+// group tests bounds: a bounds test on every load made the compiler pair
+// each load with its step, one memory wait per cell (the B sum took 3,300
+// cycles a row at Q = 65).
+template <bool kGuard>
+__device__ __forceinline__ void first_dd_group(int top, float* __restrict__ stripe_d,
+                                               const float* __restrict__ stripe_dd, bool with_e, float xE, float& dpv,
+                                               float& dcv) {
+  float d[kAhead], dd[kAhead];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) {
+      dcv = dpv * dd[a];
+      d[a] = with_e ? d[a] + (dcv + xE) : d[a] + dcv;
+      stripe_d[top - a] = d[a];
+      dpv = d[a];
+    }
+}
+
+template <bool kGuard>
+__device__ __forceinline__ void later_dd_group(int top, float* __restrict__ stripe_d,
+                                               const float* __restrict__ stripe_dd, float& dcv) {
+  float d[kAhead], dd[kAhead];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) {
+      dcv = dcv * dd[a];
+      stripe_d[top - a] = d[a] + dcv;
+    }
+}
+
 // One lane per stripe: D->D from the stripe's end to its start, three more
 // passes carrying across stripes (always all four, as HMMER's Backward).
 // `dpv` is what enters the stripe's last cell; `with_e` adds E to each D.
-// The chains are serial, their operands are not: each group of kAhead cells
-// is loaded before its steps run, so a step waits for arithmetic, not for
-// shared memory (a lone long target's warp has nothing to hide that behind).
 __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z, int Q, float dpv, bool with_e,
                                  float xE) {
   float dcv = 0.0f;
-  for (int top = Q - 1; top >= 0; top -= kAhead) {
-    float d[kAhead], dd[kAhead];
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a)
-      if (top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a)
-      if (top - a >= 0) {
-        dcv = dpv * dd[a];
-        d[a] = with_e ? d[a] + (dcv + xE) : d[a] + dcv;
-        stripe_d[top - a] = d[a];
-        dpv = d[a];
-      }
-  }
+  int top = Q - 1;
+  for (; top >= kAhead - 1; top -= kAhead) first_dd_group<false>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv);
+  if (top >= 0) first_dd_group<true>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv);
   for (int pass = 1; pass < 4; ++pass) {
     const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
     dcv = z + 1 < kLanes ? shifted : 0.0f;
@@ -85,34 +112,29 @@ __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z,
     // are at most 1) and flushes to zero below float's normal range (HMMER
     // runs flush-to-zero, as this kernel): once it is 0, every later cell
     // of the pass would gain 0, so the pass stops there.
-    for (int top = Q - 1; top >= 0 && dcv != 0.0f; top -= kAhead) {
-      float d[kAhead], dd[kAhead];
-#pragma unroll
-      for (int a = 0; a < kAhead; ++a)
-        if (top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
-#pragma unroll
-      for (int a = 0; a < kAhead; ++a)
-        if (top - a >= 0) {
-          dcv = dcv * dd[a];
-          stripe_d[top - a] = d[a] + dcv;
-        }
-    }
+    top = Q - 1;
+    for (; top >= kAhead - 1 && dcv != 0.0f; top -= kAhead) later_dd_group<false>(top, stripe_d, stripe_dd, dcv);
+    if (top >= 0 && dcv != 0.0f) later_dd_group<true>(top, stripe_d, stripe_dd, dcv);
   }
 }
 
 // One lane per stripe: the stripe's B->M terms summed from its end to its
-// start (HMMER's order), loaded ahead as the chains are.
+// start (HMMER's order), grouped as the chains are.
+template <bool kGuard>
+__device__ __forceinline__ void b_sum_group(int top, const float* stripe_terms, float& sum) {
+  float t[kAhead];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) t[a] = stripe_terms[top - a];
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) sum = sum + t[a];
+}
 __device__ float stripe_b_sum(const float* stripe_terms, int Q) {
   float sum = 0.0f;
-  for (int top = Q - 1; top >= 0; top -= kAhead) {
-    float t[kAhead];
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a)
-      if (top - a >= 0) t[a] = stripe_terms[top - a];
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a)
-      if (top - a >= 0) sum = sum + t[a];
-  }
+  int top = Q - 1;
+  for (; top >= kAhead - 1; top -= kAhead) b_sum_group<false>(top, stripe_terms, sum);
+  if (top >= 0) b_sum_group<true>(top, stripe_terms, sum);
   return sum;
 }
 
