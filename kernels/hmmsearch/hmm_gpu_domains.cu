@@ -33,21 +33,22 @@ __host__ __device__ inline std::size_t backward_warp_floats(int Q) {
   return 8 * kLanes * static_cast<std::size_t>(Q);
 }
 
+// Row slot s (0 or 1) of each state is found by arithmetic, not from an
+// array of pointers indexed by the row's parity: such an array lives in
+// local memory, and every phase of a row first waited for a pointer from it.
 struct WarpRows {
-  float* m[2];
-  float* d[2];
-  float* i[2];
+  float* base;
+  int stride;      // 4Q floats: one state's row
   float* b_terms;  // [z][q]: (M(i+1,k) e_k(x_i+1)) * t(B->M_k)
   float* dd;       // [z][q]
+  __device__ float* m(int s) const { return base + (3 * s + 0) * stride; }
+  __device__ float* d(int s) const { return base + (3 * s + 1) * stride; }
+  __device__ float* i(int s) const { return base + (3 * s + 2) * stride; }
 };
 
 __device__ WarpRows warp_rows(float* base, int Q) {
   WarpRows r;
-  for (int s = 0; s < 2; ++s) {
-    r.m[s] = base + (3 * s + 0) * kLanes * Q;
-    r.d[s] = base + (3 * s + 1) * kLanes * Q;
-    r.i[s] = base + (3 * s + 2) * kLanes * Q;
-  }
+  r.base = base, r.stride = kLanes * Q;
   r.b_terms = base + 6 * kLanes * Q;
   r.dd = base + 7 * kLanes * Q;
   return r;
@@ -165,13 +166,13 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
         const CellTransitions<float> t = load_transitions(a.transitions + q * kLanes + z);
         t_ii[g] = t.ii, t_mi[g] = t.mi, t_bm[g] = t.bm;
         e_here[g] = emission[q * kLanes + z];
-        m_here[g] = r.m[nxt][c], i_next[g] = r.i[nxt][c];
+        m_here[g] = r.m(nxt)[c], i_next[g] = r.i(nxt)[c];
         // node k+1 (cell c + 1): M(i+1), its emission and the transitions
         // into it; 0 past the last node
         const int nz = q + 1 < Q ? z : z + 1, nq = q + 1 < Q ? q + 1 : 0;
         if (nz < kLanes) {
           const CellTransitions<float> tn = load_transitions(a.transitions + nq * kLanes + nz);
-          m_next[g] = r.m[nxt][c + 1], e_next[g] = emission[nq * kLanes + nz];
+          m_next[g] = r.m(nxt)[c + 1], e_next[g] = emission[nq * kLanes + nz];
           t_mm[g] = tn.mm, t_im[g] = tn.im, t_dm[g] = tn.dm;
         } else {
           m_next[g] = e_next[g] = t_mm[g] = t_im[g] = t_dm[g] = 0.0f;
@@ -184,9 +185,9 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
       const int c = c0 + g * team.size;
       if (c < cells) {
         const float m_e = m_next[g] * e_next[g];
-        r.i[cur][c] = i_next[g] * t_ii[g] + m_e * t_im[g];
-        r.d[cur][c] = m_e * t_dm[g];
-        r.m[cur][c] = i_next[g] * t_mi[g] + m_e * t_mm[g];
+        r.i(cur)[c] = i_next[g] * t_ii[g] + m_e * t_im[g];
+        r.d(cur)[c] = m_e * t_dm[g];
+        r.m(cur)[c] = i_next[g] * t_mi[g] + m_e * t_mm[g];
         r.b_terms[c] = (m_here[g] * e_here[g]) * t_bm[g];
       }
     }
@@ -246,7 +247,7 @@ __device__ void keep_row(float* row, const WarpRows& r, int cur, int Q, const Te
   step_cell(Q, team.rank, z, q);
   for (int c = team.rank; c < kLanes * Q; c += team.size) {
     float* cell = row + q * 3 * kLanes + z;
-    cell[0] = r.m[cur][c], cell[kLanes] = r.d[cur][c], cell[2 * kLanes] = r.i[cur][c];
+    cell[0] = r.m(cur)[c], cell[kLanes] = r.d(cur)[c], cell[2 * kLanes] = r.i(cur)[c];
     step_cell(Q, team.size, z, q);
   }
 }
@@ -271,16 +272,16 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
   // Row L: only paths to E.
   int cur = L & 1;
   float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = sx.c_move, xE = xC * sx.e_move;
-  for (int c = team.rank; c < kLanes * Q; c += team.size) r.m[cur][c] = r.d[cur][c] = xE, r.i[cur][c] = 0.0f;
+  for (int c = team.rank; c < kLanes * Q; c += team.size) r.m(cur)[c] = r.d(cur)[c] = xE, r.i(cur)[c] = 0.0f;
   team.sync();
-  if (leader) stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, z + 1 < kLanes ? xE : 0.0f, false, 0.0f);
+  if (leader) stripe_dd_passes(r.d(cur) + z * Q, r.dd + z * Q, z, Q, z + 1 < kLanes ? xE : 0.0f, false, 0.0f);
   team.sync();
-  add_md_paths(a, r.m[cur], r.d[cur], team, false, 0.0f);
+  add_md_paths(a, r.m(cur), r.d(cur), team, false, 0.0f);
   team.sync();
   float scale = fwd[L * kSpecialCells + kXScale];
   if (scale > 1.0f) {
     xE = xE / scale, xN = xN / scale, xC = xC / scale, xJ = xJ / scale, xB = xB / scale;
-    rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, team, scale);
+    rescale_cells(r.m(cur), r.d(cur), r.i(cur), Q, team, scale);
   }
   if (every_row) keep_row(every_row + L * row_floats, r, cur, Q, team);
   if (team.rank == 0) store_row(out + L * kSpecialCells, xE, xN, xJ, xB, xC, scale);
@@ -302,18 +303,18 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
     xE = (xC * sx.e_move) + (xJ * sx.e_loop);
     if (leader) {
       // What enters each stripe's last cell: the next stripe's first D, plus E.
-      const float first_d = z + 1 < kLanes ? r.d[cur][(z + 1) * Q] + xE : 0.0f;
+      const float first_d = z + 1 < kLanes ? r.d(cur)[(z + 1) * Q] + xE : 0.0f;
       __syncwarp(kStripeLeaders);  // every leader has read before any writes
-      stripe_dd_passes(r.d[cur] + z * Q, r.dd + z * Q, z, Q, first_d, true, xE);
+      stripe_dd_passes(r.d(cur) + z * Q, r.dd + z * Q, z, Q, first_d, true, xE);
     }
     team.sync();
-    add_md_paths(a, r.m[cur], r.d[cur], team, true, xE);
+    add_md_paths(a, r.m(cur), r.d(cur), team, true, xE);
     team.sync();
     if (xB > 1.0e16f) own_scales = true;  // Forward's scales no longer suffice
     scale = own_scales ? (xB > 1.0e4f ? xB : 1.0f) : forward_scale;
     if (scale > 1.0f) {
       xE /= scale, xN /= scale, xJ /= scale, xB /= scale, xC /= scale;
-      rescale_cells(r.m[cur], r.d[cur], r.i[cur], Q, team, scale);
+      rescale_cells(r.m(cur), r.d(cur), r.i(cur), Q, team, scale);
     }
     if (every_row) keep_row(every_row + i * row_floats, r, cur, Q, team);
     if (team.rank == 0) store_row(out + i * kSpecialCells, xE, xN, xJ, xB, xC, scale);
@@ -325,7 +326,7 @@ __device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, u
   float b_sum = 0.0f;
   if (leader)
     for (int q = 0; q < Q; ++q)
-      b_sum = b_sum + (r.m[1][z * Q + q] * emission[q * kLanes + z]) * a.transitions[q * kLanes + z].bm;
+      b_sum = b_sum + (r.m(1)[z * Q + q] * emission[q * kLanes + z]) * a.transitions[q * kLanes + z].bm;
   if (leader) b_sum = leaders_sum(b_sum);
   xB = team.from_first(b_sum);
   xN = (xB * sx.n_move) + (xN * sx.n_loop);

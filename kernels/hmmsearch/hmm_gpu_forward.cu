@@ -75,7 +75,10 @@ __device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, 
   const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
   float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
   float* dcv_out = dd_by_stripe + kForwardLanes * Q;
-  float* buffers[2] = {rows, rows + 3 * kForwardLanes * Q};  // each: M, D, I of 4Q
+  // Two row buffers, each M, D, I of 4Q; buffer s at rows + s * row_floats
+  // (arithmetic, not an array of two pointers: that would live in local
+  // memory, a wait at the start of every row).
+  const int row_floats = 3 * kForwardLanes * Q;
   const bool leader = team.rank < kWarp && team.rank % kForwardHelpers == 0;
   const int lz = team.rank / kForwardHelpers;  // a leader's stripe
   {
@@ -95,10 +98,10 @@ __device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, 
     for (int i = 0; i < L; ++i) {
       if (i % kWarp == 0) residues = i + lane < L ? codes[offset + i + lane] : 0;
       const int x = __shfl_sync(kFullMask, residues, i % kWarp);
-      const float* pm = buffers[(i + 1) & 1];  // previous row
+      const float* pm = rows + ((i + 1) & 1) * row_floats;  // previous row
       const float* pd = pm + kForwardLanes * Q;
       const float* pi = pd + kForwardLanes * Q;
-      float* cm = buffers[i & 1];
+      float* cm = rows + (i & 1) * row_floats;
       float* cd = cm + kForwardLanes * Q;
       float* ci = cd + kForwardLanes * Q;
       // Cell by cell, in parallel along each stripe; a few cells' operands
