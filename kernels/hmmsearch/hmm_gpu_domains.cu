@@ -64,14 +64,21 @@ constexpr int kAhead = 8;  // operands loaded ahead in the serial chains
 // group tests bounds: a bounds test on every load made the compiler pair
 // each load with its step, one memory wait per cell (the B sum took 3,300
 // cycles a row at Q = 65).
+// A group's D cells and D->D odds, cells top, top - 1, ...
+template <bool kGuard>
+__device__ __forceinline__ void load_dd_group(int top, const float* stripe_d, const float* stripe_dd,
+                                              float (&d)[kAhead], float (&dd)[kAhead]) {
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+}
+
 template <bool kGuard>
 __device__ __forceinline__ void first_dd_group(int top, float* __restrict__ stripe_d,
                                                const float* __restrict__ stripe_dd, bool with_e, float xE, float& dpv,
                                                float& dcv) {
   float d[kAhead], dd[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+  load_dd_group<kGuard>(top, stripe_d, stripe_dd, d, dd);
 #pragma unroll
   for (int a = 0; a < kAhead; ++a)
     if (!kGuard || top - a >= 0) {
@@ -86,9 +93,7 @@ template <bool kGuard>
 __device__ __forceinline__ void later_dd_group(int top, float* __restrict__ stripe_d,
                                                const float* __restrict__ stripe_dd, float& dcv) {
   float d[kAhead], dd[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || top - a >= 0) d[a] = stripe_d[top - a], dd[a] = stripe_dd[top - a];
+  load_dd_group<kGuard>(top, stripe_d, stripe_dd, d, dd);
 #pragma unroll
   for (int a = 0; a < kAhead; ++a)
     if (!kGuard || top - a >= 0) {

@@ -70,8 +70,23 @@ template <int N>
 HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
   const float sum = easel_float_sum(p, N);
   if (sum != 0.0f) {
+#ifdef __CUDA_ARCH__
+    // The whole warp walks in step (hmm_gpu_sampling.cu): lane c makes
+    // p[c]'s division and the others read it, instead of every lane making
+    // all N one after another (each IEEE division is a region of its own
+    // around its slow path, so the compiler does not overlap them).
+    const int lane = threadIdx.x % 32;
+    float mine = p[0];
+    HELIX_HMM_UNROLL
+    for (int c = 1; c < N; ++c)
+      if (c == lane) mine = p[c];
+    mine = mine / sum;
+    HELIX_HMM_UNROLL
+    for (int c = 0; c < N; ++c) p[c] = __shfl_sync(0xffffffffu, mine, c);
+#else
     HELIX_HMM_UNROLL
     for (int c = 0; c < N; ++c) p[c] /= sum;
+#endif
   } else {
     HELIX_HMM_UNROLL
     for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
