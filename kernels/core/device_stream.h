@@ -23,6 +23,7 @@
 //   CudaStream         a non-blocking stream; converts to cudaStream_t
 //   PinnedBuffer<T>    page-locked host memory, grow-only (reserve)
 //   CudaGraph          an instantiated CUDA graph, captured from a stream
+//                      (capture(); capture_while(): a loop as one conditional node)
 #pragma once
 #include <cuda_runtime.h>
 
@@ -160,6 +161,49 @@ class CudaGraph {
     if (instantiated != cudaSuccess) exec_ = nullptr;
     check_cuda(instantiated, instantiating);
   }
+  // Records, as one graph, what `prologue()` queues on `stream`, then a loop
+  // that runs what `body(handle)` queues for as long as its condition is not
+  // zero: the body's kernels set it with cudaGraphSetConditional(handle, v)
+  // (device code, sm_90), and it is 1 on each launch's entry. A loop of
+  // many turns is then a few nodes, not one per turn unrolled: launching a
+  // graph costs the host time per node. Instantiates it, replacing any held
+  // graph; errors as capture().
+  template <typename Prologue, typename Body>
+  void capture_while(cudaStream_t stream, const char* capturing, const char* instantiating, Prologue&& prologue,
+                     Body&& body) {
+    release();
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaGraphCreate(&graph, 0), capturing);
+    try {
+      cudaGraphConditionalHandle handle{};
+      check_cuda(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault), capturing);
+      cudaGraph_t loop_body = nullptr;
+      recorded_into(graph, stream, capturing, [&] {
+        std::forward<Prologue>(prologue)();
+        // The loop: a conditional node after what the prologue queued.
+        cudaStreamCaptureStatus status{};
+        const cudaGraphNode_t* tail = nullptr;
+        std::size_t tail_count = 0;
+        check_cuda(cudaStreamGetCaptureInfo(stream, &status, nullptr, nullptr, &tail, nullptr, &tail_count), capturing);
+        cudaGraphNodeParams loop{};
+        loop.type = cudaGraphNodeTypeConditional;
+        loop.conditional.handle = handle, loop.conditional.type = cudaGraphCondTypeWhile, loop.conditional.size = 1;
+        cudaGraphNode_t node = nullptr;
+        check_cuda(cudaGraphAddNode(&node, graph, tail, nullptr, tail_count, &loop), capturing);
+        check_cuda(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies),
+                   capturing);
+        loop_body = loop.conditional.phGraph_out[0];  // owned by the node
+      });
+      recorded_into(loop_body, stream, capturing, [&] { std::forward<Body>(body)(handle); });
+    } catch (...) {
+      cudaGraphDestroy(graph);
+      throw;
+    }
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    if (instantiated != cudaSuccess) exec_ = nullptr;
+    check_cuda(instantiated, instantiating);
+  }
   // Queues one run of the graph on `stream`. Throws GpuError naming `what`.
   void launch(cudaStream_t stream, const char* what) const { check_cuda(cudaGraphLaunch(exec_, stream), what); }
 
@@ -169,6 +213,20 @@ class CudaGraph {
   void release() {
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
+  }
+  // Records what `enqueue()` queues on `stream` into the existing `graph`
+  // (which keeps it); the capture is ended whatever happens.
+  template <typename Enqueue>
+  static void recorded_into(cudaGraph_t graph, cudaStream_t stream, const char* capturing, Enqueue&& enqueue) {
+    check_cuda(cudaStreamBeginCaptureToGraph(stream, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal),
+               capturing);
+    try {
+      std::forward<Enqueue>(enqueue)();
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);
+      throw;
+    }
+    check_cuda(cudaStreamEndCapture(stream, &graph), capturing);
   }
   cudaGraphExec_t exec_ = nullptr;
 };
