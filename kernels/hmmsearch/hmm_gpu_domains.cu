@@ -261,7 +261,8 @@ __device__ void store_row(float* out, float e, float n, float j, float b, float 
   out[0] = e, out[1] = n, out[2] = j, out[3] = b, out[4] = c, out[5] = scale;
 }
 
-__device__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b, const Team& team) {
+__device__ __forceinline__ void backward_target(const BackwardWarpBatch& a, const WarpRows& r, unsigned b,
+                                                const Team& team) {
   const int Q = a.Q, z = team.rank / kHelpers;
   const bool leader = team.rank < kWarp && team.rank % kHelpers == 0;
   const RegionJob* span = a.regions ? a.regions + b : nullptr;
@@ -349,6 +350,10 @@ __device__ void load_dd(const BackwardWarpBatch& a, const WarpRows& r, int rank,
 // The first `long_blocks` blocks take the batch's longest entries
 // [0, long_count) one per block, then join the rest; every other warp takes
 // entries [long_count, count) one at a time.
+// kSharedRows: the rows are in shared memory (the batch's a.shared_rows), known
+// at compile time so that the chains' loads are shared-memory loads, not
+// generic ones.
+template <bool kSharedRows>
 __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   extern __shared__ float shared_scratch[];
   __shared__ float slot;
@@ -356,14 +361,14 @@ __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   const int lane = threadIdx.x % kWarp;
   if (blockIdx.x < a.long_blocks) {
     const std::size_t first_warp = static_cast<std::size_t>(blockIdx.x) * (blockDim.x / kWarp);
-    const WarpRows r = warp_rows(a.shared_rows ? shared_scratch : a.rows + first_warp * stride, a.Q);
+    const WarpRows r = warp_rows(kSharedRows ? shared_scratch : a.rows + first_warp * stride, a.Q);
     const Team team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), &slot};
     load_dd(a, r, team.rank, team.size);
     __syncthreads();
     for (unsigned b; (b = next_block_slot(a.next_long, a.long_count)) < a.long_count;) backward_target(a, r, b, team);
     __syncthreads();
   }
-  const WarpRows r = warp_rows(warp_scratch(shared_scratch, a.rows, a.shared_rows, stride), a.Q);
+  const WarpRows r = warp_rows(warp_scratch(shared_scratch, a.rows, kSharedRows, stride), a.Q);
   const Team team{lane, kWarp, nullptr};
   load_dd(a, r, lane, kWarp);
   __syncwarp();
@@ -380,8 +385,12 @@ std::size_t backward_warp_bytes(int Q) { return sizeof(float) * backward_warp_fl
 
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream) {
   const std::size_t shared = batch.shared_rows ? backward_warp_bytes(batch.Q) * warps_per_block : 0;
-  if (shared > 0) allow_all_dynamic_shared(backward_warp_kernel, "Backward kernel shared memory");
-  backward_warp_kernel<<<blocks, warps_per_block * kWarp, shared, stream>>>(batch);
+  if (batch.shared_rows) {
+    allow_all_dynamic_shared(backward_warp_kernel<true>, "Backward kernel shared memory");
+    backward_warp_kernel<true><<<blocks, warps_per_block * kWarp, shared, stream>>>(batch);
+  } else {
+    backward_warp_kernel<false><<<blocks, warps_per_block * kWarp, 0, stream>>>(batch);
+  }
   check_cuda(cudaGetLastError(), "Backward kernel launch");
 }
 

@@ -65,7 +65,7 @@ __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d,
     }
 }
 
-__device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, const Team& team) {
+__device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, const Team& team) {
   const ForwardStriped& f = e.f;
   const std::uint8_t* codes = e.codes;
   const RegionJob* regions = e.regions;
@@ -211,8 +211,12 @@ __device__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, 
 // regions[b].rows_at. The first `long_blocks` blocks take the longest
 // entries [0, long_count) (batches run longest first) one per block, then
 // their warps join the others, one entry per warp.
-__global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float* global_rows, bool shared_rows,
-                                    unsigned* next, unsigned long_count, unsigned long_blocks) {
+// kSharedRows (the launch's shared_rows): known at compile time so that the
+// rows' loads are shared-memory loads, not generic ones.
+template <bool kSharedRows>
+__global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float* global_rows, unsigned* next,
+                                    unsigned long_count, unsigned long_blocks) {
+  constexpr bool shared_rows = kSharedRows;
   extern __shared__ float shared_scratch[];
   __shared__ float slot;
   const int Q = e.f.Q;
@@ -244,13 +248,19 @@ __global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float
 
 }  // namespace
 
-void allow_forward_shared_rows() { allow_all_dynamic_shared(forward_warp_kernel, "Forward kernel shared memory"); }
+void allow_forward_shared_rows() {
+  allow_all_dynamic_shared(forward_warp_kernel<true>, "Forward kernel shared memory");
+}
 
 void launch_forward_warps(int blocks, std::size_t shared_bytes, const ForwardEntries& e, std::uint32_t count,
                           float* global_rows, bool shared_rows, unsigned* next, unsigned long_count,
                           unsigned long_blocks, cudaStream_t stream) {
-  forward_warp_kernel<<<blocks, kForwardWarpsPerBlock * kWarp, shared_bytes, stream>>>(
-      e, count, global_rows, shared_rows, next, long_count, long_blocks);
+  if (shared_rows)
+    forward_warp_kernel<true><<<blocks, kForwardWarpsPerBlock * kWarp, shared_bytes, stream>>>(
+        e, count, global_rows, next, long_count, long_blocks);
+  else
+    forward_warp_kernel<false><<<blocks, kForwardWarpsPerBlock * kWarp, shared_bytes, stream>>>(
+        e, count, global_rows, next, long_count, long_blocks);
 }
 
 }  // namespace helix::hmmsearch
