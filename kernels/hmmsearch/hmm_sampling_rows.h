@@ -123,7 +123,8 @@ HELIX_HMM_HD int fchoose(EaselStream& rng, const float (&p)[N]) {
 #ifdef __CUDA_ARCH__
   // The whole warp walks in step (hmm_gpu_sampling.cu): lane c < N makes the
   // running sum up to p[c] (the same additions in the same order) and its
-  // division, all lanes at once, instead of one division after another.
+  // comparison with the deviate (below_quotient), all lanes at once,
+  // instead of one after another.
   const int lane = threadIdx.x % 32;
   double running = 0.0;
   HELIX_HMM_UNROLL

@@ -159,9 +159,9 @@ __device__ __forceinline__ unsigned coins_of_word(std::uint32_t key, std::uint32
 }
 
 // The colour's 16 voxels of a word, one 4-bit field each: voxel i's field is
-// bits 4 (i % 8) .. of word i / 8. Input: two planes whose bits 2 i (the
-// colour's voxels, already shifted down by the parity) are voxel i's field
-// bits 0 and 1; `high` gives bits 2 and 3 the same way.
+// bits 4 (i % 8) .. 4 (i % 8) + 3 of word i / 8. Input: four planes whose
+// bits 2 i (the colour's voxels, already shifted down by the parity) are
+// voxel i's field bits 0, 1, 2 and 3.
 struct Nibbles {
   unsigned of[2];
 };
