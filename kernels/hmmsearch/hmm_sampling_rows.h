@@ -66,11 +66,26 @@ struct EaselStream {
 // take arrays of a size known at compile time: their loops unroll and the
 // candidates stay in registers on the GPU (a pointer and a count left the
 // walk's candidates in local memory, a round trip at every step).
+// One thread alone: the host's route, and each lane's of the GPU's window of
+// match choices (ForwardCells::load_match_choices).
 template <int N>
-HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
+HELIX_HMM_HD void normalize_alone_like_easel(float (&p)[N]) {
   const float sum = easel_float_sum(p, N);
   if (sum != 0.0f) {
-#ifdef __CUDA_ARCH__
+    HELIX_HMM_UNROLL
+    for (int c = 0; c < N; ++c) p[c] /= sum;
+  } else {
+    HELIX_HMM_UNROLL
+    for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
+  }
+}
+template <int N>
+HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
+#ifndef __CUDA_ARCH__
+  normalize_alone_like_easel(p);
+#else
+  const float sum = easel_float_sum(p, N);
+  if (sum != 0.0f) {
     // The whole warp walks in step (hmm_gpu_sampling.cu): lane c makes
     // p[c]'s division and the others read it, instead of every lane making
     // all N one after another (each IEEE division is a region of its own
@@ -83,14 +98,11 @@ HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
     mine = mine / sum;
     HELIX_HMM_UNROLL
     for (int c = 0; c < N; ++c) p[c] = __shfl_sync(0xffffffffu, mine, c);
-#else
-    HELIX_HMM_UNROLL
-    for (int c = 0; c < N; ++c) p[c] /= sum;
-#endif
   } else {
     HELIX_HMM_UNROLL
     for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
   }
+#endif
 }
 
 #ifdef __CUDA_ARCH__
@@ -147,6 +159,34 @@ template <int N>
 HELIX_HMM_HD int choose(EaselStream& rng, float (&p)[N]) {
   normalize_like_easel(p);
   return fchoose(rng, p);
+}
+
+// What a choice compares its deviate with, made before the draw: the
+// candidates normalized as normalize_like_easel() does, then fchoose()'s
+// quotients q[c] = (p[0] + ... + p[c]) / (p[0] + ... + p[N-1]), the same
+// double additions and divisions. The choice of a deviate `roll` is the
+// first c with roll < q[c] (first_below()), or -1 (none: NaN). One thread
+// alone, so that each lane can make another cell's.
+template <int N>
+HELIX_HMM_HD void choice_quotients(float (&p)[N], double (&q)[N]) {
+  normalize_alone_like_easel(p);
+  double norm = 0.0;
+  HELIX_HMM_UNROLL
+  for (int c = 0; c < N; ++c) norm += p[c];
+  double running = 0.0;
+  HELIX_HMM_UNROLL
+  for (int c = 0; c < N; ++c) {
+    running += static_cast<double>(p[c]);
+    q[c] = running / norm;
+  }
+}
+template <int N>
+HELIX_HMM_HD int first_below(double roll, const double (&q)[N]) {
+  int chosen = -1;
+  HELIX_HMM_UNROLL
+  for (int c = N - 1; c >= 0; --c)
+    if (roll < q[c]) chosen = c;
+  return chosen;
 }
 
 // The region's Forward matrix and the profile, as the choices read them.
@@ -235,30 +275,35 @@ struct ForwardCells {
   float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
 #endif
 #ifdef __CUDA_ARCH__
-  // A match step's four candidates (previous_of_match()) when all three
-  // windows already hold its inputs, as they do for most steps along a
-  // diagonal: one test, then eight independent shuffles, instead of eight
-  // window tests, each a branch ahead of its shuffle. False: not covered.
-  __device__ bool match_candidates_in_windows(int i, int k, float (&path)[4]) const {
-    const int row = i - 1;
-    const bool covered = i - k == diagonal && row <= diagonal_top && row > diagonal_top - 32 && k <= node_top &&
-                         k > node_top - 32 && row <= window_top && row > window_top - 32;
-    if (!covered) return false;
-    const unsigned all = 0xffffffffu;
-    const int cell_lane = diagonal_top - row, node_lane = node_top - k;
-    const float b = __shfl_sync(all, window[kXB], window_top - row);
-    const float t_bm = __shfl_sync(all, node_odds[rows::kTBM], node_lane);
-    const float t_mm = __shfl_sync(all, node_odds[rows::kTMM], node_lane);
-    const float t_im = __shfl_sync(all, node_odds[rows::kTIM], node_lane);
-    const float t_dm = __shfl_sync(all, node_odds[rows::kTDM], node_lane);
-    const float m = __shfl_sync(all, diagonal_cells[0], cell_lane);
-    const float d = __shfl_sync(all, diagonal_cells[1], cell_lane);
-    const float ins = __shfl_sync(all, diagonal_cells[2], cell_lane);
-    path[0] = b * t_bm;
-    path[1] = k > 1 ? m * t_mm : 0.0f;
-    path[2] = k > 1 ? ins * t_im : 0.0f;
-    path[3] = k > 1 ? d * t_dm : 0.0f;
-    return true;
+  // A match step's choice, made ahead. Inside a domain the walk mostly goes
+  // down a diagonal, a match step each row, and a step's inputs (four cells
+  // of the row above, four transitions, B) and arithmetic (the normalization
+  // and fchoose's quotients) do not depend on the draws: lane j keeps the
+  // quotients of the match step at (choice_top - j, choice_top - j -
+  // choice_diagonal), all 32 made at once, so that such a step is a draw, a
+  // comparison and a shuffle. A step off the window (after an insert or a
+  // delete, or 32 rows on) reloads it.
+  mutable int choice_top = -1, choice_diagonal = 0;
+  mutable double choice_quotient[4] = {};
+  __device__ void load_match_choices(int i, int k) const {
+    const int lane = threadIdx.x % 32, row = i - lane, node = k - lane;
+    choice_top = i, choice_diagonal = i - k;
+    float path[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // match_candidates(*this, row, node), by this lane alone
+    if (row >= 1 && node >= 1) {
+      path[0] = x[(row - 1) * kSpecialCells + kXB] * rows::node_transition(p, node, rows::kTBM);
+      if (node > 1) {
+        path[1] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellM) * rows::node_transition(p, node, rows::kTMM);
+        path[2] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellI) * rows::node_transition(p, node, rows::kTIM);
+        path[3] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellD) * rows::node_transition(p, node, rows::kTDM);
+      }
+    }
+    choice_quotients(path, choice_quotient);
+  }
+  // choose(rng, match_candidates(i, k)): the same draw and the same choice.
+  __device__ int match_choice(EaselStream& rng, int i, int k) const {
+    if (i - k != choice_diagonal || i > choice_top || i <= choice_top - 32) load_match_choices(i, k);
+    const double roll = rng.uniform();
+    return __shfl_sync(0xffffffffu, first_below(roll, choice_quotient), choice_top - i);
   }
 #endif
 };
@@ -275,12 +320,13 @@ HELIX_HMM_HD void match_candidates(const ForwardCells& f, int i, int k, float (&
   }
 }
 HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int i, int k) {
-  float path[4];
 #ifdef __CUDA_ARCH__
-  if (!f.match_candidates_in_windows(i, k, path))
-#endif
-    match_candidates(f, i, k, path);
+  const int c = f.match_choice(rng, i, k);
+#else
+  float path[4];
+  match_candidates(f, i, k, path);
   const int c = choose(rng, path);
+#endif
   return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
 }
 HELIX_HMM_HD int previous_of_delete(EaselStream& rng, const ForwardCells& f, int i, int k) {

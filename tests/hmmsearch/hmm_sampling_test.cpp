@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <cstdlib>
 #include <map>
@@ -81,6 +82,54 @@ TEST(EaselFastRandom, ChooseComparesOneDrawWithCumulativeSums) {
   // A zero weight is never chosen.
   const float z[3] = {0.0f, 1.0f, 0.0f};
   for (int n = 0; n < 100; ++n) EXPECT_EQ(rng.choose(z), 1);
+}
+
+// The state whose next draw is x: x = 69069 s + 1 (mod 2^32), s = (x - 1) / 69069.
+std::uint32_t state_before(std::uint32_t x) {
+  std::uint32_t inverse = 69069u;  // Newton's iteration for the inverse of an odd number mod 2^32
+  for (int n = 0; n < 5; ++n) inverse *= 2u - 69069u * inverse;
+  return (x - 1u) * inverse;
+}
+
+// The GPU walk makes a match step's choice from quotients made before the
+// draw (choice_quotients, then first_below): the same choice as choose().
+TEST(EaselFastRandom, ChoiceQuotientsMakeChoosesChoices) {
+  // A deviate exactly on a cumulative sum is not below it: 0.25 -> 1.
+  const float quarter[4] = {0.25f, 0.75f, 0.0f, 0.0f};
+  for (const auto& [x, expected] : {std::pair<std::uint32_t, int>{1u << 30, 1}, {(1u << 30) - 1u, 0}}) {
+    sampling::EaselStream stream{state_before(x)};
+    float p[4] = {quarter[0], quarter[1], quarter[2], quarter[3]};
+    double q[4];
+    sampling::choice_quotients(p, q);
+    EXPECT_EQ(q[0], 0.25);
+    EXPECT_EQ(q[3], 1.0);
+    EXPECT_EQ(sampling::first_below(stream.uniform(), q), expected);
+    sampling::EaselStream again{state_before(x)};
+    float r[4] = {quarter[0], quarter[1], quarter[2], quarter[3]};
+    EXPECT_EQ(sampling::choose(again, r), expected);
+  }
+  // Random weights over 30 orders of magnitude, zeros, all zero, NaN.
+  EaselFastRandom weights(7);
+  int differing = 0, seen[5] = {0, 0, 0, 0, 0};
+  for (int n = 0; n < 20000; ++n) {
+    float p[4];
+    for (float& w : p) {
+      const double u = weights.uniform();
+      w = u < 0.2 ? 0.0f : static_cast<float>(std::pow(10.0, 30.0 * weights.uniform() - 25.0));
+    }
+    if (n % 1000 == 0) p[0] = p[1] = p[2] = p[3] = 0.0f;
+    if (n % 1000 == 1) p[2] = std::nanf("");
+    float a[4] = {p[0], p[1], p[2], p[3]}, b[4] = {p[0], p[1], p[2], p[3]};
+    double q[4];
+    sampling::choice_quotients(a, q);
+    sampling::EaselStream walk{static_cast<std::uint32_t>(n * 2654435761u)}, cpu = walk;
+    const int by_quotients = sampling::first_below(walk.uniform(), q), by_choose = sampling::choose(cpu, b);
+    differing += by_quotients != by_choose;
+    ++seen[by_choose + 1];
+  }
+  EXPECT_EQ(differing, 0);
+  EXPECT_GT(seen[0], 0);  // NaN: no choice
+  for (int c = 1; c < 5; ++c) EXPECT_GT(seen[c], 1000) << "choice " << c - 1;
 }
 
 // ---------------------------------------------------------------------------
