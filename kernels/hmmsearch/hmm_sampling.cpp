@@ -57,6 +57,7 @@ Trace stochastic_trace(EaselFastRandom& rng, const std::uint8_t* codes, int L, c
   using namespace sampling;
   const StripedOdds striped = profile.striped();
   const ForwardCells f{striped, fwd.cells(), fwd.specials(), L};
+  WalkChoices choices(f);
   EaselStream& stream = rng.stream();
   // Built from the end with HMMER's append rules, then reversed (Trace
   // moves each N/C/J residue to its run's proper end, as HMMER does).
@@ -70,27 +71,27 @@ Trace stochastic_trace(EaselFastRandom& rng, const std::uint8_t* codes, int L, c
     switch (current) {
       case kTraceM:
         if (i < 1 || k < 1) fail("match state outside the matrix");
-        previous = previous_of_match(stream, f, i, k), --k, --i;
+        previous = previous_of_match(stream, choices, i, k), --k, --i;
         break;
       case kTraceD:
         if (k < 1) fail("delete state outside the matrix");
-        previous = previous_of_delete(stream, f, i, k), --k;
+        previous = previous_of_delete(stream, choices, i, k), --k;
         break;
       case kTraceI:
         if (i < 1 || k < 1) fail("insert state outside the matrix");
-        previous = previous_of_insert(stream, f, i, k), --i;
+        previous = previous_of_insert(stream, choices, i, k), --i;
         break;
       case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
       case kTraceC:
         if (i < 1) fail("C state before the first residue");
-        previous = previous_of_c(stream, f, i);
+        previous = previous_of_c(stream, choices, i);
         break;
       case kTraceJ:
         if (i < 1) fail("J state before the first residue");
-        previous = previous_of_j(stream, f, i);
+        previous = previous_of_j(stream, choices, i);
         break;
       case kTraceE: previous = previous_of_e(stream, f, i, k); break;
-      case kTraceB: previous = previous_of_b(stream, f, i); break;
+      case kTraceB: previous = previous_of_b(stream, choices, i); break;
       default: fail("bogus state");
     }
     if (previous < 0) fail("a state with no predecessor (not a Forward matrix of these residues)");

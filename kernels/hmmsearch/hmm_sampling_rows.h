@@ -64,12 +64,9 @@ struct EaselStream {
 // or make the vector uniform when it sums to zero. The normalized values are
 // what FChoose sees, so its rounding is part of each choice. The choices
 // take arrays of a size known at compile time: their loops unroll and the
-// candidates stay in registers on the GPU (a pointer and a count left the
-// walk's candidates in local memory, a round trip at every step).
-// One thread alone: the host's route, and each lane's of the GPU's window of
-// match choices (ForwardCells::load_match_choices).
+// candidates stay in registers on the GPU.
 template <int N>
-HELIX_HMM_HD void normalize_alone_like_easel(float (&p)[N]) {
+HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
   const float sum = easel_float_sum(p, N);
   if (sum != 0.0f) {
     HELIX_HMM_UNROLL
@@ -79,48 +76,6 @@ HELIX_HMM_HD void normalize_alone_like_easel(float (&p)[N]) {
     for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
   }
 }
-template <int N>
-HELIX_HMM_HD void normalize_like_easel(float (&p)[N]) {
-#ifndef __CUDA_ARCH__
-  normalize_alone_like_easel(p);
-#else
-  const float sum = easel_float_sum(p, N);
-  if (sum != 0.0f) {
-    // The whole warp walks in step (hmm_gpu_sampling.cu): lane c makes
-    // p[c]'s division and the others read it, instead of every lane making
-    // all N one after another (each IEEE division is a region of its own
-    // around its slow path, so the compiler does not overlap them).
-    const int lane = threadIdx.x % 32;
-    float mine = p[0];
-    HELIX_HMM_UNROLL
-    for (int c = 1; c < N; ++c)
-      if (c == lane) mine = p[c];
-    mine = mine / sum;
-    HELIX_HMM_UNROLL
-    for (int c = 0; c < N; ++c) p[c] = __shfl_sync(0xffffffffu, mine, c);
-  } else {
-    HELIX_HMM_UNROLL
-    for (int c = 0; c < N; ++c) p[c] = static_cast<float>(1.0 / static_cast<float>(N));
-  }
-#endif
-}
-
-#ifdef __CUDA_ARCH__
-// roll < fl(running / norm) for norm > 0, roll and running >= 0 (and not
-// subnormal, which they never are here), without the division's latency
-// where the answer is clear: with P = fl(roll * norm) and u = 2^-53, P <
-// running (1 - 8u) means roll < q (1 - u) <= fl(q) for q = running / norm,
-// and P > running (1 + 8u) means roll > q (1 + 6u) > fl(q) (each rounding
-// moves a value by at most u of itself; the bounds' own rounding included).
-// Between the two, and for NaN, the division decides, as on the CPU.
-__device__ __forceinline__ bool below_quotient(double roll, double running, double norm) {
-  constexpr double kEightUlps = 4.0 * 2.220446049250313e-16;  // 8u = 4 DBL_EPSILON
-  const double product = roll * norm;
-  if (product < running * (1.0 - kEightUlps)) return true;
-  if (product > running * (1.0 + kEightUlps)) return false;
-  return roll < running / norm;
-}
-#endif
 
 // esl_rnd_FChoose: index 0..N-1 drawn with probability p[i] / sum(p), one
 // draw, then the deviate compared with the running sum over the total, both
@@ -132,26 +87,12 @@ HELIX_HMM_HD int fchoose(EaselStream& rng, const float (&p)[N]) {
   double norm = 0.0;
   HELIX_HMM_UNROLL
   for (int c = 0; c < N; ++c) norm += p[c];
-#ifdef __CUDA_ARCH__
-  // The whole warp walks in step (hmm_gpu_sampling.cu): lane c < N makes the
-  // running sum up to p[c] (the same additions in the same order) and its
-  // comparison with the deviate (below_quotient), all lanes at once,
-  // instead of one after another.
-  const int lane = threadIdx.x % 32;
-  double running = 0.0;
-  HELIX_HMM_UNROLL
-  for (int c = 0; c < N; ++c)
-    if (c <= lane) running += static_cast<double>(p[c]);
-  const unsigned below = __ballot_sync(0xffffffffu, lane < N && below_quotient(roll, running, norm));
-  return below != 0 ? __ffs(below) - 1 : -1;  // the first c whose sum passes the deviate
-#else
   double running = 0.0;
   for (int c = 0; c < N; ++c) {
     running += static_cast<double>(p[c]);
     if (roll < running / norm) return c;
   }
   return -1;
-#endif
 }
 
 // A predecessor's choice: the candidates normalized, then one draw.
@@ -161,15 +102,14 @@ HELIX_HMM_HD int choose(EaselStream& rng, float (&p)[N]) {
   return fchoose(rng, p);
 }
 
-// What a choice compares its deviate with, made before the draw: the
-// candidates normalized as normalize_like_easel() does, then fchoose()'s
-// quotients q[c] = (p[0] + ... + p[c]) / (p[0] + ... + p[N-1]), the same
-// double additions and divisions. The choice of a deviate `roll` is the
-// first c with roll < q[c] (first_below()), or -1 (none: NaN). One thread
-// alone, so that each lane can make another cell's.
+// What choose() compares its deviate with, made before the draw: the
+// candidates normalized, then fchoose()'s quotients q[c] = (p[0] + ... +
+// p[c]) / (p[0] + ... + p[N-1]), the same double additions and divisions.
+// The choice of a deviate `roll` is the first c with roll < q[c]
+// (first_below()), or -1 (none: NaN).
 template <int N>
 HELIX_HMM_HD void choice_quotients(float (&p)[N], double (&q)[N]) {
-  normalize_alone_like_easel(p);
+  normalize_like_easel(p);
   double norm = 0.0;
   HELIX_HMM_UNROLL
   for (int c = 0; c < N; ++c) norm += p[c];
@@ -195,171 +135,168 @@ struct ForwardCells {
   const float* rows;
   const float* x;
   int L;  // rows 0..L
-  HELIX_HMM_HD float m(int i, int k) const { return cell(i, k, rows::kCellM); }
-  HELIX_HMM_HD float d(int i, int k) const { return cell(i, k, rows::kCellD); }
-  HELIX_HMM_HD float ins(int i, int k) const { return cell(i, k, rows::kCellI); }
-#ifdef __CUDA_ARCH__
-  // The walk's node mostly goes down by one a step (M to M) or stays (I to
-  // I): lane j keeps node (node_top - j)'s seven transition odds and its
-  // D->D, so one load of the warp serves up to 32 nodes; a step's odds come
-  // from a neighbour's registers instead of one memory wait each.
-  mutable int node_top = -1;
-  mutable float node_odds[8] = {};
-  __device__ float node_value(int k, int which) const {
-    const int lane = threadIdx.x % 32;
-    if (k > node_top || k <= node_top - 32) {
-      node_top = k;
-      const int node = k - lane;
-#pragma unroll
-      for (int c = 0; c < 7; ++c) node_odds[c] = node >= 1 ? rows::node_transition(p, node, c) : 0.0f;
-      node_odds[7] = node >= 1 ? rows::node_dd(p, node) : 0.0f;
-    }
-    float mine = node_odds[0];
-#pragma unroll
-    for (int c = 1; c < 8; ++c)
-      if (c == which) mine = node_odds[c];
-    return __shfl_sync(0xffffffffu, mine, node_top - k);
-  }
-  __device__ float t(int k, int which) const { return node_value(k, which); }
-  __device__ float dd(int k) const { return node_value(k, 7); }
-#else
-  float t(int k, int which) const { return rows::node_transition(p, k, which); }
-  float dd(int k) const { return rows::node_dd(p, k); }
-#endif
-#ifdef __CUDA_ARCH__
-  // Inside a domain the walk mostly goes down a diagonal (M to M: i and k
-  // each one less), a row per step, and each row is far from the last in
-  // memory. Lane j keeps the M, D and I cells of (diagonal_top - j,
-  // diagonal_top - j - diagonal): one load of the warp serves up to 32 steps;
-  // a cell off the diagonal (after an insert or a delete) reloads it.
-  mutable int diagonal_top = -1, diagonal = 0;
-  mutable float diagonal_cells[3] = {};
-  __device__ float cell(int i, int k, int kind) const {
-    const int lane = threadIdx.x % 32;
-    if (i - k != diagonal || i > diagonal_top || i <= diagonal_top - 32) {
-      diagonal_top = i, diagonal = i - k;
-      const int row = i - lane, node = row - diagonal;
-      const bool inside = row >= 0 && node >= 1;
-#pragma unroll
-      for (int c = 0; c < 3; ++c) diagonal_cells[c] = inside ? rows::node_cell(rows, p.Q, row, node, c) : 0.0f;
-    }
-    float mine = diagonal_cells[0];
-    if (kind == rows::kCellD) mine = diagonal_cells[1];
-    if (kind == rows::kCellI) mine = diagonal_cells[2];
-    return __shfl_sync(0xffffffffu, mine, diagonal_top - i);
-  }
-#else
-  float cell(int i, int k, int kind) const { return rows::node_cell(rows, p.Q, i, k, kind); }
-#endif
-#ifdef __CUDA_ARCH__
-  // The warp walks in step, down the rows: lane j keeps the specials of row
-  // window_top - j, so most steps read a neighbour's register instead of
-  // waiting on memory; a row outside the window reloads it.
-  mutable int window_top = -1;
-  mutable float window[kSpecialCells] = {};
-  __device__ float special(int i, int cell) const {
-    const int lane = threadIdx.x % 32;
-    if (i > window_top || i <= window_top - 32) {
-      window_top = i + 1 <= L ? i + 1 : i;
-      const int row = window_top - lane;
-#pragma unroll
-      for (int c = 0; c < kSpecialCells; ++c) window[c] = row >= 0 ? x[row * kSpecialCells + c] : 0.0f;
-    }
-    float mine = 0.0f;
-#pragma unroll
-    for (int c = 0; c < kSpecialCells; ++c)
-      if (c == cell) mine = window[c];
-    return __shfl_sync(0xffffffffu, mine, window_top - i);
-  }
-#else
-  float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
-#endif
-#ifdef __CUDA_ARCH__
-  // A match step's choice, made ahead. Inside a domain the walk mostly goes
-  // down a diagonal, a match step each row, and a step's inputs (four cells
-  // of the row above, four transitions, B) and arithmetic (the normalization
-  // and fchoose's quotients) do not depend on the draws: lane j keeps the
-  // quotients of the match step at (choice_top - j, choice_top - j -
-  // choice_diagonal), all 32 made at once, so that such a step is a draw, a
-  // comparison and a shuffle. A step off the window (after an insert or a
-  // delete, or 32 rows on) reloads it.
-  mutable int choice_top = -1, choice_diagonal = 0;
-  mutable double choice_quotient[4] = {};
-  __device__ void load_match_choices(int i, int k) const {
-    const int lane = threadIdx.x % 32, row = i - lane, node = k - lane;
-    choice_top = i, choice_diagonal = i - k;
-    float path[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // match_candidates(*this, row, node), by this lane alone
-    if (row >= 1 && node >= 1) {
-      path[0] = x[(row - 1) * kSpecialCells + kXB] * rows::node_transition(p, node, rows::kTBM);
-      if (node > 1) {
-        path[1] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellM) * rows::node_transition(p, node, rows::kTMM);
-        path[2] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellI) * rows::node_transition(p, node, rows::kTIM);
-        path[3] = rows::node_cell(rows, p.Q, row - 1, node - 1, rows::kCellD) * rows::node_transition(p, node, rows::kTDM);
-      }
-    }
-    choice_quotients(path, choice_quotient);
-  }
-  // choose(rng, match_candidates(i, k)): the same draw and the same choice.
-  __device__ int match_choice(EaselStream& rng, int i, int k) const {
-    if (i - k != choice_diagonal || i > choice_top || i <= choice_top - 32) load_match_choices(i, k);
-    const double roll = rng.uniform();
-    return __shfl_sync(0xffffffffu, first_below(roll, choice_quotient), choice_top - i);
-  }
-#endif
+  HELIX_HMM_HD float m(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellM); }
+  HELIX_HMM_HD float d(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellD); }
+  HELIX_HMM_HD float ins(int i, int k) const { return rows::node_cell(rows, p.Q, i, k, rows::kCellI); }
+  HELIX_HMM_HD float t(int k, int which) const { return rows::node_transition(p, k, which); }
+  HELIX_HMM_HD float dd(int k) const { return rows::node_dd(p, k); }
+  HELIX_HMM_HD float special(int i, int cell) const { return x[i * kSpecialCells + cell]; }
 };
 
-// The predecessor of the current state, one draw each (HMMER's select_*);
-// -1 when no predecessor is possible.
+// The candidates of each step's choice (HMMER's select_*), unnormalized.
+// Node 0 holds nothing (HMMER shifts zeros in).
 HELIX_HMM_HD void match_candidates(const ForwardCells& f, int i, int k, float (&path)[4]) {
   path[0] = f.special(i - 1, kXB) * f.t(k, rows::kTBM);
   path[1] = path[2] = path[3] = 0.0f;
-  if (k > 1) {  // node 0 holds nothing (HMMER shifts zeros in)
+  if (k > 1) {
     path[1] = f.m(i - 1, k - 1) * f.t(k, rows::kTMM);
     path[2] = f.ins(i - 1, k - 1) * f.t(k, rows::kTIM);
     path[3] = f.d(i - 1, k - 1) * f.t(k, rows::kTDM);
   }
 }
-HELIX_HMM_HD int previous_of_match(EaselStream& rng, const ForwardCells& f, int i, int k) {
-#ifdef __CUDA_ARCH__
-  const int c = f.match_choice(rng, i, k);
-#else
-  float path[4];
-  match_candidates(f, i, k, path);
-  const int c = choose(rng, path);
-#endif
-  return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
-}
-HELIX_HMM_HD int previous_of_delete(EaselStream& rng, const ForwardCells& f, int i, int k) {
-  float path[2] = {0.0f, 0.0f};
+HELIX_HMM_HD void delete_candidates(const ForwardCells& f, int i, int k, float (&path)[2]) {
+  path[0] = path[1] = 0.0f;
   if (k > 1) {
     path[0] = f.m(i, k - 1) * f.t(k - 1, rows::kTMD);
     path[1] = f.d(i, k - 1) * f.dd(k - 1);
   }
-  const int c = choose(rng, path);
-  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceD);
 }
-HELIX_HMM_HD int previous_of_insert(EaselStream& rng, const ForwardCells& f, int i, int k) {
-  float path[2] = {f.m(i - 1, k) * f.t(k, rows::kTMI), f.ins(i - 1, k) * f.t(k, rows::kTII)};
-  const int c = choose(rng, path);
-  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceI);
+HELIX_HMM_HD void insert_candidates(const ForwardCells& f, int i, int k, float (&path)[2]) {
+  path[0] = f.m(i - 1, k) * f.t(k, rows::kTMI);
+  path[1] = f.ins(i - 1, k) * f.t(k, rows::kTII);
 }
 // Row i's E is stored after rescaling, so HMMER multiplies its scale back in
 // to compare it with row i-1's value: (E * t) * scale, in that order.
-HELIX_HMM_HD int previous_of_c(EaselStream& rng, const ForwardCells& f, int i) {
-  float path[2] = {f.special(i - 1, kXC) * f.p.special.c_loop,
-                   f.special(i, kXE) * f.p.special.e_move * f.special(i, kXScale)};
-  const int c = choose(rng, path);
+HELIX_HMM_HD void c_candidates(const ForwardCells& f, int i, float (&path)[2]) {
+  path[0] = f.special(i - 1, kXC) * f.p.special.c_loop;
+  path[1] = f.special(i, kXE) * f.p.special.e_move * f.special(i, kXScale);
+}
+HELIX_HMM_HD void j_candidates(const ForwardCells& f, int i, float (&path)[2]) {
+  path[0] = f.special(i - 1, kXJ) * f.p.special.j_loop;
+  path[1] = f.special(i, kXE) * f.p.special.e_loop * f.special(i, kXScale);
+}
+HELIX_HMM_HD void b_candidates(const ForwardCells& f, int i, float (&path)[2]) {
+  path[0] = f.special(i, kXN) * f.p.special.n_move;
+  path[1] = f.special(i, kXJ) * f.p.special.j_move;
+}
+
+// Where the walk's choices are made. On the CPU, at each step: the
+// candidates, then choose(). On the GPU the whole warp walks in step
+// (hmm_gpu_sampling.cu), and made so, each choice is a chain of dependent
+// loads and divisions on one lane's path. But a step's candidates and
+// quotients do not depend on the draws, and the walk moves along lines: down
+// a diagonal in a domain (a match step a row), down a column (inserts),
+// along a row (deletes), down the rows (C, J, B). So each step kind keeps a
+// window: lane j holds the quotients of the step j positions further along
+// the line, all 32 made at once when the walk enters the window, and a step
+// inside it is a draw, a comparison and a shuffle.
+#ifdef __CUDA_ARCH__
+template <int N>
+struct ChoiceWindow {
+  int top = -1, line = 0;  // lane j: the step at position top - j of this line
+  double quotient[N] = {};
+  // The choice at `position` of line `on_line`; candidates(position', path)
+  // gives those of the step at any position' of that line at or below it.
+  template <class Candidates>
+  __device__ __forceinline__ int choose(EaselStream& rng, int position, int on_line, Candidates candidates) {
+    if (on_line != line || position > top || position <= top - 32) {
+      top = position, line = on_line;
+      float path[N];
+      candidates(position - static_cast<int>(threadIdx.x % 32), path);
+      choice_quotients(path, quotient);
+    }
+    const double roll = rng.uniform();
+    return __shfl_sync(0xffffffffu, first_below(roll, quotient), top - position);
+  }
+};
+template <int N>
+__device__ __forceinline__ void no_candidates(float (&path)[N]) {
+  HELIX_HMM_UNROLL
+  for (int c = 0; c < N; ++c) path[c] = 0.0f;
+}
+struct WalkChoices {
+  ChoiceWindow<4> match;  // position i, line i - k
+  ChoiceWindow<2> remove, insert, c, j, b;  // remove (a delete step): position k, line i; insert: i, line k; C, J, B: i
+  const ForwardCells& f;
+  __device__ explicit WalkChoices(const ForwardCells& cells) : f(cells) {}
+  __device__ int of_match(EaselStream& rng, int i, int k) {
+    return match.choose(rng, i, i - k, [&](int row, float (&path)[4]) {
+      if (row >= 1 && row - (i - k) >= 1) match_candidates(f, row, row - (i - k), path); else no_candidates(path);
+    });
+  }
+  __device__ int of_delete(EaselStream& rng, int i, int k) {
+    return remove.choose(rng, k, i, [&](int node, float (&path)[2]) { delete_candidates(f, i, node, path); });
+  }
+  __device__ int of_insert(EaselStream& rng, int i, int k) {
+    return insert.choose(rng, i, k, [&](int row, float (&path)[2]) {
+      if (row >= 1) insert_candidates(f, row, k, path); else no_candidates(path);
+    });
+  }
+  __device__ int of_c(EaselStream& rng, int i) {
+    return c.choose(rng, i, 0, [&](int row, float (&path)[2]) {
+      if (row >= 1) c_candidates(f, row, path); else no_candidates(path);
+    });
+  }
+  __device__ int of_j(EaselStream& rng, int i) {
+    return j.choose(rng, i, 0, [&](int row, float (&path)[2]) {
+      if (row >= 1) j_candidates(f, row, path); else no_candidates(path);
+    });
+  }
+  __device__ int of_b(EaselStream& rng, int i) {
+    return b.choose(rng, i, 0, [&](int row, float (&path)[2]) {
+      if (row >= 0) b_candidates(f, row, path); else no_candidates(path);
+    });
+  }
+};
+#else
+struct WalkChoices {
+  const ForwardCells& f;
+  explicit WalkChoices(const ForwardCells& cells) : f(cells) {}
+  template <int N, class Candidates>
+  int of(EaselStream& rng, Candidates candidates) {
+    float path[N];
+    candidates(path);
+    return choose(rng, path);
+  }
+  int of_match(EaselStream& rng, int i, int k) {
+    return of<4>(rng, [&](float (&path)[4]) { match_candidates(f, i, k, path); });
+  }
+  int of_delete(EaselStream& rng, int i, int k) {
+    return of<2>(rng, [&](float (&path)[2]) { delete_candidates(f, i, k, path); });
+  }
+  int of_insert(EaselStream& rng, int i, int k) {
+    return of<2>(rng, [&](float (&path)[2]) { insert_candidates(f, i, k, path); });
+  }
+  int of_c(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { c_candidates(f, i, path); }); }
+  int of_j(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { j_candidates(f, i, path); }); }
+  int of_b(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { b_candidates(f, i, path); }); }
+};
+#endif
+
+// The predecessor of the current state, one draw each (HMMER's select_*);
+// -1 when no predecessor is possible.
+HELIX_HMM_HD int previous_of_match(EaselStream& rng, WalkChoices& w, int i, int k) {
+  const int c = w.of_match(rng, i, k);
+  return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
+}
+HELIX_HMM_HD int previous_of_delete(EaselStream& rng, WalkChoices& w, int i, int k) {
+  const int c = w.of_delete(rng, i, k);
+  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceD);
+}
+HELIX_HMM_HD int previous_of_insert(EaselStream& rng, WalkChoices& w, int i, int k) {
+  const int c = w.of_insert(rng, i, k);
+  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceI);
+}
+HELIX_HMM_HD int previous_of_c(EaselStream& rng, WalkChoices& w, int i) {
+  const int c = w.of_c(rng, i);
   return c < 0 ? -1 : (c == 0 ? kTraceC : kTraceE);
 }
-HELIX_HMM_HD int previous_of_j(EaselStream& rng, const ForwardCells& f, int i) {
-  float path[2] = {f.special(i - 1, kXJ) * f.p.special.j_loop,
-                   f.special(i, kXE) * f.p.special.e_loop * f.special(i, kXScale)};
-  const int c = choose(rng, path);
+HELIX_HMM_HD int previous_of_j(EaselStream& rng, WalkChoices& w, int i) {
+  const int c = w.of_j(rng, i);
   return c < 0 ? -1 : (c == 0 ? kTraceJ : kTraceE);
 }
-HELIX_HMM_HD int previous_of_b(EaselStream& rng, const ForwardCells& f, int i) {
-  float path[2] = {f.special(i, kXN) * f.p.special.n_move, f.special(i, kXJ) * f.p.special.j_move};
-  const int c = choose(rng, path);
+HELIX_HMM_HD int previous_of_b(EaselStream& rng, WalkChoices& w, int i) {
+  const int c = w.of_b(rng, i);
   return c < 0 ? -1 : (c == 0 ? kTraceN : kTraceJ);
 }
 #ifdef __CUDA_ARCH__
@@ -563,6 +500,7 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
                                     const SamplingScratch& s, int& pair_count) {
   using namespace sampling;
   const ForwardCells f{p, rows, x, Lr};
+  WalkChoices choices(f);
   EaselStream rng{rng_state};
   float null2[kCodes];
   pair_count = 0;
@@ -575,23 +513,23 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
       int previous = -1;
       switch (current) {
         case kTraceM:
-          if (i >= 1 && k >= 1) previous = previous_of_match(rng, f, i, k), --k, --i;
+          if (i >= 1 && k >= 1) previous = previous_of_match(rng, choices, i, k), --k, --i;
           break;
         case kTraceD:
-          if (k >= 1) previous = previous_of_delete(rng, f, i, k), --k;
+          if (k >= 1) previous = previous_of_delete(rng, choices, i, k), --k;
           break;
         case kTraceI:
-          if (i >= 1 && k >= 1) previous = previous_of_insert(rng, f, i, k), --i;
+          if (i >= 1 && k >= 1) previous = previous_of_insert(rng, choices, i, k), --i;
           break;
         case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
         case kTraceC:
-          if (i >= 1) previous = previous_of_c(rng, f, i);
+          if (i >= 1) previous = previous_of_c(rng, choices, i);
           break;
         case kTraceJ:
-          if (i >= 1) previous = previous_of_j(rng, f, i);
+          if (i >= 1) previous = previous_of_j(rng, choices, i);
           break;
         case kTraceE: previous = previous_of_e(rng, f, i, k); break;
-        case kTraceB: previous = previous_of_b(rng, f, i); break;
+        case kTraceB: previous = previous_of_b(rng, choices, i); break;
         default: break;
       }
       if (previous < 0) return kSampleNoPredecessor;
