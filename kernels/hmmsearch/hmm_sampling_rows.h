@@ -301,34 +301,73 @@ HELIX_HMM_HD int previous_of_b(EaselStream& rng, WalkChoices& w, int i) {
 }
 #ifdef __CUDA_ARCH__
 // previous_of_e()'s choice without its serial sum where that is safe. The
-// CPU adds the candidates' terms (nonnegative floats) one by one in double
-// and takes the first whose running sum S_n passes the deviate. The warp
-// sums each 32 positions by a scan instead (Kogge-Stone, then the total so
-// far added): a sum S'_n of the same terms in another order. Both are
-// within (n + depth) u of the exact sum, so |S_n - S'_n| <= slack * S'_n
-// with slack = (8Q + 64) DBL_EPSILON (n <= 8Q terms, depth <= Q / 4 + 6,
-// doubled for margin). S_n never decreases, so when the first position
-// where roll < S'_n + bound is also the first where roll < S'_n - bound,
-// it is the CPU's choice. Otherwise (a deviate within the bound of a sum,
-// about one draw in 10^10; a total short of the deviate, where HMMER goes
-// round again; a non-finite sum) this returns false and the serial sum
-// decides.
+// CPU adds the candidates' terms (nonnegative floats) one by one in double,
+// in striped order (position s: segment s / 8, its four match lanes, then
+// its four delete lanes), and takes the first whose running sum S_n passes
+// the deviate. The warp sums them in another order, in two levels: each
+// lane adds the segments of its 32nd of the row serially, a scan over the
+// lanes' totals finds the 32nd where the sum passes the deviate, and a scan
+// inside it (32 positions at a time) finds the position. That sum S'_n of
+// the same terms is within (n + depth) u of the exact sum, as S_n is (n <=
+// 8Q terms, depth <= Q / 4 + 24), so |S_n - S'_n| <= slack * S'_n with slack
+// = (8Q + 64) DBL_EPSILON, doubled for margin. S_n never decreases, so
+// when the first position where roll < S'_n + bound is also the first
+// where roll < S'_n - bound, it is the CPU's choice (no earlier 32nd can
+// hold it: the sum at its end, plus the bound, is short of the deviate).
+// Otherwise (a deviate within the bound of a sum, about one draw in 10^10;
+// a total short of the deviate, where HMMER goes round again; a
+// non-finite sum) this returns false and the serial sum decides.
+__device__ double inclusive_warp_scan(double value) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const double before = __shfl_up_sync(0xffffffffu, value, offset);
+    if (lane >= offset) value += before;
+  }
+  return value;
+}
+// Position s of row i's E candidates: its node, whether a delete, and its
+// term (0 for a padding node, which the CPU skips: adding 0 changes nothing).
+struct ECandidate {
+  int node;
+  bool is_delete;
+  double term;
+  __device__ ECandidate(const ForwardCells& f, const float* row, int s, float norm) {
+    const int q = s / 8;
+    node = (s % 4) * f.p.Q + q + 1, is_delete = (s % 8) / 4 == 1;
+    term = node <= f.p.M ? static_cast<double>(row[q * 12 + s % 8] * norm) : 0.0;  // the row's segment q: M, D, I lanes
+  }
+};
 __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double roll, float norm, int& kind, int& k) {
-  const int M = f.p.M, Q = f.p.Q, lane = threadIdx.x % 32, positions = 8 * Q;
+  const int Q = f.p.Q, lane = threadIdx.x % 32;
   const unsigned all = 0xffffffffu;
   const double slack = (8.0 * Q + 64.0) * 2.220446049250313e-16;
-  double total = 0.0;  // S' before this group of 32 positions
-  for (int base = 0; base < positions; base += 32) {
-    const int s = base + lane, q = s / 8, is_delete = (s % 8) / 4, node = (s % 4) * Q + q + 1;
-    const bool valid = s < positions && node <= M;
-    const float cell = valid ? rows::node_cell(f.rows, Q, i, node, is_delete ? rows::kCellD : rows::kCellM) : 0.0f;
-    double sum = static_cast<double>(cell * norm);
+  const float* row = f.rows + static_cast<std::size_t>(i) * 12 * Q;
+  // Level 1: lane j's segments, serially, eight loads at a time.
+  const int per_lane = (Q + 31) / 32, q_begin = min(lane * per_lane, Q), q_end = min(q_begin + per_lane, Q);
+  double share = 0.0;
+  for (int s0 = 8 * q_begin; s0 < 8 * q_end; s0 += 8) {
+    double term[8];
 #pragma unroll
-    for (int offset = 1; offset < 32; offset *= 2) {
-      const double before = __shfl_up_sync(all, sum, offset);
-      if (lane >= offset) sum += before;
-    }
-    sum += total;
+    for (int t = 0; t < 8; ++t) term[t] = ECandidate(f, row, s0 + t, norm).term;
+#pragma unroll
+    for (int t = 0; t < 8; ++t) share += term[t];
+  }
+  const double through = inclusive_warp_scan(share);  // the sum through lane j's 32nd
+  if (__any_sync(all, !isfinite(through))) return false;
+  const unsigned may_pass = __ballot_sync(all, roll < through + slack * through);
+  if (may_pass == 0) return false;  // short of the deviate: HMMER's next round, serially
+  // Level 2: inside the first 32nd that may pass, 32 positions at a time.
+  const int owner = __ffs(may_pass) - 1;
+  const double through_previous = __shfl_up_sync(all, through, 1);
+  const double before_owner = owner == 0 ? 0.0 : __shfl_sync(all, through_previous, owner);
+  const int s_end = 8 * __shfl_sync(all, q_end, owner);
+  double total = before_owner;
+  for (int base = 8 * __shfl_sync(all, q_begin, owner); base < s_end; base += 32) {
+    const int s = base + lane;
+    const ECandidate c = s < s_end ? ECandidate(f, row, s, norm) : ECandidate(f, row, base, 0.0f);
+    const bool valid = s < s_end && c.node <= f.p.M;
+    const double sum = inclusive_warp_scan(valid ? c.term : 0.0) + total;
     const double bound = slack * sum;
     const unsigned maybe = __ballot_sync(all, roll < sum + bound);
     const unsigned surely = __ballot_sync(all, roll < sum - bound);
@@ -336,13 +375,13 @@ __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double ro
     if (maybe != 0) {
       const int first = __ffs(maybe) - 1;
       if (first != __ffs(surely) - 1 || !(__ballot_sync(all, valid) >> first & 1u)) return false;
-      k = __shfl_sync(all, node, first);
-      kind = __shfl_sync(all, is_delete, first) ? kTraceD : kTraceM;
+      k = __shfl_sync(all, c.node, first);
+      kind = __shfl_sync(all, c.is_delete, first) ? kTraceD : kTraceM;
       return true;
     }
     total = __shfl_sync(all, sum, 31);
   }
-  return false;  // short of the deviate: HMMER's next round, serially
+  return false;  // unsure: the serial sum decides
 }
 #endif
 
@@ -439,31 +478,76 @@ HELIX_HMM_HD void walk_sync() {
 // null2_by_trace for the domain: the usage of its nodes (M and I emissions,
 // in the match node) as frequencies, times the match odds, per lane in node
 // order; `used` holds its nodes in descending order. Resets their usage.
-// On the GPU lane x computes residue x's odds (each in the same order).
-HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members, const OpenDomain& domain,
-                               float* usage, const int* used, float* null2) {
+#ifdef __CUDA_ARCH__
+// On the GPU lane x computes residue x's odds, the same terms in the same
+// order, 32 nodes at a time: lane j loads node j's stripe and usage (and
+// resets it: a domain's nodes are distinct), and each lane's match odds of
+// eight nodes are loaded at once (one node after another, each a chain of
+// two dependent loads, made the domain's close cost about 80,000 cycles at
+// M = 1,142). Then lane c computes code c's mean over its residues.
+__device__ void domain_null2(const StripedOdds& p, const CodeMembers& members, const OpenDomain& domain,
+                             float* usage, const int* used, float* null2) {
+  const unsigned all = 0xffffffffu;
   const float norm = static_cast<float>(1.0 / static_cast<float>(domain.emitted));
   const float none = 0.0f;  // N, C, J emit nothing between B and E
   const float outside = (none * norm + none * norm) + none * norm;
+  const int lane = walk_lane();
+  const float* match_of_x = p.match + (lane < kResidues ? lane : 0) * p.Q * 4;
+  float by_lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the striped vector's four lanes, as on the CPU
   walk_sync();
-  auto odds_of = [&](int x) {
+  for (int base = domain.used - 1; base >= 0; base -= 32) {  // nodes used[base], used[base - 1], ...
+    const int u = base - lane, count = base + 1 < 32 ? base + 1 : 32;
+    int offset = 0, stripe_lane = 0;
+    float weight = 0.0f;
+    if (u >= 0) {
+      const int node = used[u];
+      const rows::NodeStripe at = rows::node_stripe(p.Q, node);
+      offset = at.q * 4 + at.z, stripe_lane = at.z;
+      weight = usage[node] * norm;
+      usage[node] = 0.0f;
+    }
+    for (int first = 0; first < count; first += 8) {
+      float term[8];
+      int z_of[8];
+#pragma unroll
+      for (int t = 0; t < 8; ++t) {
+        const int from = first + t;  // < 32
+        z_of[t] = __shfl_sync(all, stripe_lane, from);
+        term[t] = __shfl_sync(all, weight, from) * match_of_x[__shfl_sync(all, offset, from)];
+      }
+#pragma unroll
+      for (int t = 0; t < 8; ++t)
+#pragma unroll
+        for (int z = 0; z < 4; ++z)
+          if (first + t < count && z == z_of[t]) by_lane[z] = by_lane[z] + term[t];
+    }
+  }
+  const float residue_odds = ((by_lane[0] + by_lane[1]) + (by_lane[2] + by_lane[3])) + outside;
+  float total = 0.0f;  // a degenerate code's: the mean of its residues' odds
+  int count = 0;
+  for (int y = 0; y < kResidues; ++y) {
+    const float odds = __shfl_sync(all, residue_odds, y);
+    if (lane >= kResidues && lane < kCodes && (members.mask[lane] >> y & 1u)) total += odds, ++count;
+  }
+  const float mine = lane < kResidues ? residue_odds : count > 0 ? total / static_cast<float>(count) : 1.0f;
+  for (int code = 0; code < kCodes; ++code) null2[code] = __shfl_sync(all, mine, code);
+  walk_sync();
+}
+#else
+inline void domain_null2(const StripedOdds& p, const CodeMembers& members, const OpenDomain& domain, float* usage,
+                         const int* used, float* null2) {
+  const float norm = static_cast<float>(1.0 / static_cast<float>(domain.emitted));
+  const float none = 0.0f;  // N, C, J emit nothing between B and E
+  const float outside = (none * norm + none * norm) + none * norm;
+  for (int x = 0; x < kResidues; ++x) {
     float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int u = domain.used - 1; u >= 0; --u) {
       const int node = used[u];
       const rows::NodeStripe at = rows::node_stripe(p.Q, node);
-      const float term = (usage[node] * norm) * p.match[(x * p.Q + at.q) * 4 + at.z];
-      HELIX_HMM_UNROLL
-      for (int z = 0; z < 4; ++z)  // constant indices: the sums stay in registers on the GPU
-        if (z == at.z) lane[z] = lane[z] + term;
+      lane[at.z] = lane[at.z] + (usage[node] * norm) * p.match[(x * p.Q + at.q) * 4 + at.z];
     }
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
-  };
-#ifdef __CUDA_ARCH__
-  const float mine = walk_lane() < kResidues ? odds_of(walk_lane()) : 0.0f;
-  for (int x = 0; x < kResidues; ++x) null2[x] = __shfl_sync(0xffffffffu, mine, x);
-#else
-  for (int x = 0; x < kResidues; ++x) null2[x] = odds_of(x);
-#endif
+    null2[x] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + outside;
+  }
   for (int code = kResidues; code < kCodes; ++code) {
     float total = 0.0f;
     int count = 0;
@@ -471,10 +555,9 @@ HELIX_HMM_HD void domain_null2(const StripedOdds& p, const CodeMembers& members,
       if (members.mask[code] >> y & 1u) total += null2[y], ++count;
     null2[code] = count > 0 ? total / static_cast<float>(count) : 1.0f;
   }
-  walk_sync();
-  for (int u = walk_lane(); u < domain.used; u += walk_lanes()) usage[used[u]] = 0.0f;
-  walk_sync();
+  for (int u = 0; u < domain.used; ++u) usage[used[u]] = 0.0f;
 }
+#endif
 
 // sums[pos - 1] += value for pos = first..last, the lanes sharing them.
 HELIX_HMM_HD void add_to_sums(float* sums, int first, int last, float value) {
