@@ -191,22 +191,64 @@ HELIX_HMM_HD void b_candidates(const ForwardCells& f, int i, float (&path)[2]) {
 // the line, all 32 made at once when the walk enters the window, and a step
 // inside it is a draw, a comparison and a shuffle.
 #ifdef __CUDA_ARCH__
+// Easel's generator jumped ahead: lane j holds (a, c) such that the state
+// j + 1 draws after x is a x + c (mod 2^32), so that the lanes can take the
+// draws of 32 steps at once.
+struct DrawsAhead {
+  std::uint32_t a = 69069u, c = 1u;
+  __device__ DrawsAhead() {
+    for (int j = 0; j < static_cast<int>(threadIdx.x % 32); ++j) a *= 69069u, c = c * 69069u + 1u;
+  }
+};
+
 template <int N>
 struct ChoiceWindow {
   int top = -1, line = 0;  // lane j: the step at position top - j of this line
   double quotient[N] = {};
-  // The choice at `position` of line `on_line`; candidates(position', path)
-  // gives those of the step at any position' of that line at or below it.
+  // Loads the window at `position` of line `on_line` unless it holds it;
+  // candidates(position', path) gives those of the step at any position' of
+  // that line at or below it.
   template <class Candidates>
-  __device__ __forceinline__ int choose(EaselStream& rng, int position, int on_line, Candidates candidates) {
+  __device__ __forceinline__ void hold(int position, int on_line, Candidates candidates) {
     if (on_line != line || position > top || position <= top - 32) {
       top = position, line = on_line;
       float path[N];
       candidates(position - static_cast<int>(threadIdx.x % 32), path);
       choice_quotients(path, quotient);
     }
+  }
+  // The choice at `position` of line `on_line`.
+  template <class Candidates>
+  __device__ __forceinline__ int choose(EaselStream& rng, int position, int on_line, Candidates candidates) {
+    hold(position, on_line, candidates);
     const double roll = rng.uniform();
     return __shfl_sync(0xffffffffu, first_below(roll, quotient), top - position);
+  }
+  // The steps from `position` on, down the line, for as long as each makes
+  // choice `stay` (which keeps the walk on the line, a position further):
+  // the lanes from the step's own on test each step at once, with the draw
+  // it gets when every step before it stayed, until one does not stay, the
+  // window ends, or a position where valid(position') is false. Returns
+  // the number of steps r >= 1, with `last` the r-th step's choice (`stay`
+  // where the window or the valid positions ended the run); rng has made r
+  // draws, as r steps one after another would.
+  template <class Candidates, class Valid>
+  __device__ __forceinline__ int run(EaselStream& rng, const DrawsAhead& ahead, int position, int on_line, int stay,
+                                     Candidates candidates, Valid valid, int& last) {
+    const unsigned all = 0xffffffffu;
+    hold(position, on_line, candidates);
+    const int lane = threadIdx.x % 32, first = top - position, step = lane - first;
+    const std::uint32_t a = __shfl_sync(all, ahead.a, step & 31), c = __shfl_sync(all, ahead.c, step & 31);
+    const std::uint32_t x = a * rng.x + c;
+    const bool takes = step >= 0 && valid(top - lane);
+    const int choice = first_below(x / 4294967296.0, quotient);
+    const unsigned ends = __ballot_sync(all, step >= 0 && (!takes || choice != stay));
+    const int end = ends == 0 ? 32 : __ffs(ends) - 1;
+    const bool end_taken = end < 32 && (__ballot_sync(all, takes) >> end & 1u);
+    const int last_lane = end_taken ? end : end - 1;  // > first - 1: the run's first step is valid
+    last = end_taken ? __shfl_sync(all, choice, end) : stay;
+    rng.x = __shfl_sync(all, x, last_lane);
+    return last_lane - first + 1;
   }
 };
 template <int N>
@@ -223,6 +265,17 @@ struct WalkChoices {
     return match.choose(rng, i, i - k, [&](int row, float (&path)[4]) {
       if (row >= 1 && row - (i - k) >= 1) match_candidates(f, row, row - (i - k), path); else no_candidates(path);
     });
+  }
+  // Match steps from (i, k) down the diagonal while they choose M
+  // (ChoiceWindow::run): the number of steps, and the last one's choice.
+  __device__ int match_run(EaselStream& rng, const DrawsAhead& ahead, int i, int k, int& last) {
+    const int diagonal = i - k;
+    return match.run(
+        rng, ahead, i, diagonal, 1,
+        [&](int row, float (&path)[4]) {
+          if (row >= 1 && row - diagonal >= 1) match_candidates(f, row, row - diagonal, path); else no_candidates(path);
+        },
+        [&](int row) { return row >= 1 && row - diagonal >= 1; }, last);
   }
   __device__ int of_delete(EaselStream& rng, int i, int k) {
     return remove.choose(rng, k, i, [&](int node, float (&path)[2]) { delete_candidates(f, i, node, path); });
@@ -275,9 +328,11 @@ struct WalkChoices {
 
 // The predecessor of the current state, one draw each (HMMER's select_*);
 // -1 when no predecessor is possible.
+HELIX_HMM_HD int match_predecessor(int choice) {
+  return choice < 0 ? -1 : choice == 0 ? kTraceB : choice == 1 ? kTraceM : choice == 2 ? kTraceI : kTraceD;
+}
 HELIX_HMM_HD int previous_of_match(EaselStream& rng, WalkChoices& w, int i, int k) {
-  const int c = w.of_match(rng, i, k);
-  return c < 0 ? -1 : c == 0 ? kTraceB : c == 1 ? kTraceM : c == 2 ? kTraceI : kTraceD;
+  return match_predecessor(w.of_match(rng, i, k));
 }
 HELIX_HMM_HD int previous_of_delete(EaselStream& rng, WalkChoices& w, int i, int k) {
   const int c = w.of_delete(rng, i, k);
@@ -571,6 +626,24 @@ HELIX_HMM_HD void add_null2_to_sums(float* sums, int first, int last, const floa
   walk_sync();
 }
 
+#ifdef __CUDA_ARCH__
+// What the walk keeps of n match steps from (i, k) that each chose M: the
+// emissions at (i - 1, k - 1) ... (i - n, k - n), each at a new node, as n
+// turns of sample_region_rows' loop record them; i and k move on by n. The
+// lanes store the nodes and their usage (1 each; the last stays open).
+__device__ void record_match_run(const SamplingScratch& s, OpenDomain& domain, int& i, int& k, int n) {
+  const int lane = walk_lane();
+  if (lane == 0 && domain.used > 0) s.usage[domain.last_node] = domain.last_count;
+  if (lane < n) s.used[domain.used + lane] = k - 1 - lane;
+  if (lane < n - 1) s.usage[k - 1 - lane] = 1.0f;
+  if (domain.sqto == 0) domain.sqto = i - 1, domain.hmmto = k - 1;
+  domain.used += n, domain.emitted += n;
+  domain.last_node = k - n, domain.last_count = 1.0f;
+  i -= n, k -= n;
+  domain.sqfrom = i, domain.hmmfrom = k;
+}
+#endif
+
 }  // namespace sampling
 
 // region_trace_ensemble's sampling for region codes[0 .. Lr-1], whose
@@ -584,6 +657,9 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
   using namespace sampling;
   const ForwardCells f{p, rows, x, Lr};
   WalkChoices choices(f);
+#ifdef __CUDA_ARCH__
+  const DrawsAhead ahead;
+#endif
   EaselStream rng{rng_state};
   float null2[kCodes];
   pair_count = 0;
@@ -596,7 +672,19 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
       int previous = -1;
       switch (current) {
         case kTraceM:
-          if (i >= 1 && k >= 1) previous = previous_of_match(rng, choices, i, k), --k, --i;
+          if (i >= 1 && k >= 1) {
+#ifdef __CUDA_ARCH__
+            // Up to 32 steps at once down the diagonal while they choose M;
+            // all but the last recorded here, the last by the code below.
+            int last = 0;
+            const int steps = choices.match_run(rng, ahead, i, k, last);
+            if (steps > 1) record_match_run(s, domain, i, k, steps - 1);
+            previous = match_predecessor(last);
+#else
+            previous = previous_of_match(rng, choices, i, k);
+#endif
+            --k, --i;
+          }
           break;
         case kTraceD:
           if (k >= 1) previous = previous_of_delete(rng, choices, i, k), --k;
