@@ -260,43 +260,49 @@ struct WalkChoices {
   ChoiceWindow<4> match;  // position i, line i - k
   ChoiceWindow<2> remove, insert, c, j, b;  // remove (a delete step): position k, line i; insert: i, line k; C, J, B: i
   const ForwardCells& f;
+  const DrawsAhead ahead;
   __device__ explicit WalkChoices(const ForwardCells& cells) : f(cells) {}
-  __device__ int of_match(EaselStream& rng, int i, int k) {
-    return match.choose(rng, i, i - k, [&](int row, float (&path)[4]) {
-      if (row >= 1 && row - (i - k) >= 1) match_candidates(f, row, row - (i - k), path); else no_candidates(path);
-    });
+  // Each line's candidates, by position on it; zeros where no step can be.
+  __device__ auto match_line(int diagonal) const {
+    return [this, diagonal](int row, float (&path)[4]) {
+      if (row >= 1 && row - diagonal >= 1) match_candidates(f, row, row - diagonal, path); else no_candidates(path);
+    };
   }
-  // Match steps from (i, k) down the diagonal while they choose M
-  // (ChoiceWindow::run): the number of steps, and the last one's choice.
-  __device__ int match_run(EaselStream& rng, const DrawsAhead& ahead, int i, int k, int& last) {
-    const int diagonal = i - k;
-    return match.run(
-        rng, ahead, i, diagonal, 1,
-        [&](int row, float (&path)[4]) {
-          if (row >= 1 && row - diagonal >= 1) match_candidates(f, row, row - diagonal, path); else no_candidates(path);
-        },
-        [&](int row) { return row >= 1 && row - diagonal >= 1; }, last);
+  __device__ auto delete_line(int i) const {
+    return [this, i](int node, float (&path)[2]) { delete_candidates(f, i, node, path); };
   }
-  __device__ int of_delete(EaselStream& rng, int i, int k) {
-    return remove.choose(rng, k, i, [&](int node, float (&path)[2]) { delete_candidates(f, i, node, path); });
-  }
-  __device__ int of_insert(EaselStream& rng, int i, int k) {
-    return insert.choose(rng, i, k, [&](int row, float (&path)[2]) {
+  __device__ auto insert_line(int k) const {
+    return [this, k](int row, float (&path)[2]) {
       if (row >= 1) insert_candidates(f, row, k, path); else no_candidates(path);
-    });
+    };
   }
-  __device__ int of_c(EaselStream& rng, int i) {
-    return c.choose(rng, i, 0, [&](int row, float (&path)[2]) {
-      if (row >= 1) c_candidates(f, row, path); else no_candidates(path);
-    });
+  __device__ auto c_line() const {
+    return [this](int row, float (&path)[2]) { if (row >= 1) c_candidates(f, row, path); else no_candidates(path); };
   }
-  __device__ int of_j(EaselStream& rng, int i) {
-    return j.choose(rng, i, 0, [&](int row, float (&path)[2]) {
-      if (row >= 1) j_candidates(f, row, path); else no_candidates(path);
-    });
+  __device__ auto j_line() const {
+    return [this](int row, float (&path)[2]) { if (row >= 1) j_candidates(f, row, path); else no_candidates(path); };
+  }
+  // Runs (ChoiceWindow::run): steps from the current one on while each
+  // stays on its line (M -> M, D -> D, I -> I, C -> C, J -> J).
+  __device__ int match_run(EaselStream& rng, int i, int k, int& last) {
+    const int diagonal = i - k;
+    return match.run(rng, ahead, i, diagonal, 1, match_line(diagonal),
+                     [diagonal](int row) { return row >= 1 && row - diagonal >= 1; }, last);
+  }
+  __device__ int delete_run(EaselStream& rng, int i, int k, int& last) {
+    return remove.run(rng, ahead, k, i, 1, delete_line(i), [](int node) { return node >= 1; }, last);
+  }
+  __device__ int insert_run(EaselStream& rng, int i, int k, int& last) {
+    return insert.run(rng, ahead, i, k, 1, insert_line(k), [](int row) { return row >= 1; }, last);
+  }
+  __device__ int c_run(EaselStream& rng, int i, int& last) {
+    return c.run(rng, ahead, i, 0, 0, c_line(), [](int row) { return row >= 1; }, last);
+  }
+  __device__ int j_run(EaselStream& rng, int i, int& last) {
+    return j.run(rng, ahead, i, 0, 0, j_line(), [](int row) { return row >= 1; }, last);
   }
   __device__ int of_b(EaselStream& rng, int i) {
-    return b.choose(rng, i, 0, [&](int row, float (&path)[2]) {
+    return b.choose(rng, i, 0, [this](int row, float (&path)[2]) {
       if (row >= 0) b_candidates(f, row, path); else no_candidates(path);
     });
   }
@@ -323,37 +329,60 @@ struct WalkChoices {
   int of_c(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { c_candidates(f, i, path); }); }
   int of_j(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { j_candidates(f, i, path); }); }
   int of_b(EaselStream& rng, int i) { return of<2>(rng, [&](float (&path)[2]) { b_candidates(f, i, path); }); }
+  // The GPU's runs one step after another: up to 32 steps while each
+  // chooses `stay` and the next position can take a step, so that the walk's
+  // bookkeeping of runs is the same code on both.
+  template <class Step, class Valid>
+  static int run(int stay, Step step, Valid valid, int& last) {
+    int steps = 0;
+    do last = step(steps++);
+    while (last == stay && steps < 32 && valid(steps));
+    return steps;
+  }
+  int match_run(EaselStream& rng, int i, int k, int& last) {
+    return run(1, [&](int n) { return of_match(rng, i - n, k - n); }, [&](int n) { return i - n >= 1 && k - n >= 1; },
+               last);
+  }
+  int delete_run(EaselStream& rng, int i, int k, int& last) {
+    return run(1, [&](int n) { return of_delete(rng, i, k - n); }, [&](int n) { return k - n >= 1; }, last);
+  }
+  int insert_run(EaselStream& rng, int i, int k, int& last) {
+    return run(1, [&](int n) { return of_insert(rng, i - n, k); }, [&](int n) { return i - n >= 1; }, last);
+  }
+  int c_run(EaselStream& rng, int i, int& last) {
+    return run(0, [&](int n) { return of_c(rng, i - n); }, [&](int n) { return i - n >= 1; }, last);
+  }
+  int j_run(EaselStream& rng, int i, int& last) {
+    return run(0, [&](int n) { return of_j(rng, i - n); }, [&](int n) { return i - n >= 1; }, last);
+  }
 };
 #endif
 
-// The predecessor of the current state, one draw each (HMMER's select_*);
-// -1 when no predecessor is possible.
+// The predecessor each choice stands for (HMMER's select_*); -1 when no
+// predecessor is possible.
 HELIX_HMM_HD int match_predecessor(int choice) {
   return choice < 0 ? -1 : choice == 0 ? kTraceB : choice == 1 ? kTraceM : choice == 2 ? kTraceI : kTraceD;
 }
-HELIX_HMM_HD int previous_of_match(EaselStream& rng, WalkChoices& w, int i, int k) {
+HELIX_HMM_HD int delete_predecessor(int choice) { return choice < 0 ? -1 : (choice == 0 ? kTraceM : kTraceD); }
+HELIX_HMM_HD int insert_predecessor(int choice) { return choice < 0 ? -1 : (choice == 0 ? kTraceM : kTraceI); }
+HELIX_HMM_HD int c_predecessor(int choice) { return choice < 0 ? -1 : (choice == 0 ? kTraceC : kTraceE); }
+HELIX_HMM_HD int j_predecessor(int choice) { return choice < 0 ? -1 : (choice == 0 ? kTraceJ : kTraceE); }
+HELIX_HMM_HD int b_predecessor(int choice) { return choice < 0 ? -1 : (choice == 0 ? kTraceN : kTraceJ); }
+#ifndef __CUDA_ARCH__
+// One step's predecessor, one draw (stochastic_trace(), which keeps the path).
+inline int previous_of_match(EaselStream& rng, WalkChoices& w, int i, int k) {
   return match_predecessor(w.of_match(rng, i, k));
 }
-HELIX_HMM_HD int previous_of_delete(EaselStream& rng, WalkChoices& w, int i, int k) {
-  const int c = w.of_delete(rng, i, k);
-  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceD);
+inline int previous_of_delete(EaselStream& rng, WalkChoices& w, int i, int k) {
+  return delete_predecessor(w.of_delete(rng, i, k));
 }
-HELIX_HMM_HD int previous_of_insert(EaselStream& rng, WalkChoices& w, int i, int k) {
-  const int c = w.of_insert(rng, i, k);
-  return c < 0 ? -1 : (c == 0 ? kTraceM : kTraceI);
+inline int previous_of_insert(EaselStream& rng, WalkChoices& w, int i, int k) {
+  return insert_predecessor(w.of_insert(rng, i, k));
 }
-HELIX_HMM_HD int previous_of_c(EaselStream& rng, WalkChoices& w, int i) {
-  const int c = w.of_c(rng, i);
-  return c < 0 ? -1 : (c == 0 ? kTraceC : kTraceE);
-}
-HELIX_HMM_HD int previous_of_j(EaselStream& rng, WalkChoices& w, int i) {
-  const int c = w.of_j(rng, i);
-  return c < 0 ? -1 : (c == 0 ? kTraceJ : kTraceE);
-}
-HELIX_HMM_HD int previous_of_b(EaselStream& rng, WalkChoices& w, int i) {
-  const int c = w.of_b(rng, i);
-  return c < 0 ? -1 : (c == 0 ? kTraceN : kTraceJ);
-}
+inline int previous_of_c(EaselStream& rng, WalkChoices& w, int i) { return c_predecessor(w.of_c(rng, i)); }
+inline int previous_of_j(EaselStream& rng, WalkChoices& w, int i) { return j_predecessor(w.of_j(rng, i)); }
+#endif
+HELIX_HMM_HD int previous_of_b(EaselStream& rng, WalkChoices& w, int i) { return b_predecessor(w.of_b(rng, i)); }
 #ifdef __CUDA_ARCH__
 // previous_of_e()'s choice without its serial sum where that is safe. The
 // CPU adds the candidates' terms (nonnegative floats) one by one in double,
@@ -626,23 +655,30 @@ HELIX_HMM_HD void add_null2_to_sums(float* sums, int first, int last, const floa
   walk_sync();
 }
 
-#ifdef __CUDA_ARCH__
 // What the walk keeps of n match steps from (i, k) that each chose M: the
 // emissions at (i - 1, k - 1) ... (i - n, k - n), each at a new node, as n
-// turns of sample_region_rows' loop record them; i and k move on by n. The
-// lanes store the nodes and their usage (1 each; the last stays open).
-__device__ void record_match_run(const SamplingScratch& s, OpenDomain& domain, int& i, int& k, int n) {
-  const int lane = walk_lane();
-  if (lane == 0 && domain.used > 0) s.usage[domain.last_node] = domain.last_count;
-  if (lane < n) s.used[domain.used + lane] = k - 1 - lane;
-  if (lane < n - 1) s.usage[k - 1 - lane] = 1.0f;
+// turns of sample_region_rows' loop record them; i and k move on by n. On
+// the GPU the lanes share the nodes' stores (usage 1 each; the last node
+// stays open).
+HELIX_HMM_HD void record_match_run(const SamplingScratch& s, OpenDomain& domain, int& i, int& k, int n) {
+#ifdef __CUDA_ARCH__
+  const bool stores = true;  // every lane its share (s.keep marks the lane that keeps the rest)
+#else
+  const bool stores = s.keep;
+#endif
+  if (stores) {
+    if (walk_lane() == 0 && domain.used > 0) s.usage[domain.last_node] = domain.last_count;
+    for (int j = walk_lane(); j < n; j += walk_lanes()) {
+      s.used[domain.used + j] = k - 1 - j;
+      if (j < n - 1) s.usage[k - 1 - j] = 1.0f;
+    }
+  }
   if (domain.sqto == 0) domain.sqto = i - 1, domain.hmmto = k - 1;
   domain.used += n, domain.emitted += n;
   domain.last_node = k - n, domain.last_count = 1.0f;
   i -= n, k -= n;
   domain.sqfrom = i, domain.hmmfrom = k;
 }
-#endif
 
 }  // namespace sampling
 
@@ -657,9 +693,6 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
   using namespace sampling;
   const ForwardCells f{p, rows, x, Lr};
   WalkChoices choices(f);
-#ifdef __CUDA_ARCH__
-  const DrawsAhead ahead;
-#endif
   EaselStream rng{rng_state};
   float null2[kCodes];
   pair_count = 0;
@@ -671,33 +704,45 @@ HELIX_HMM_HD int sample_region_rows(const StripedOdds& p, const CodeMembers& mem
     while (current != kTraceS) {
       int previous = -1;
       switch (current) {
+        // A run of steps that stay on their line (up to 32 at once on the
+        // GPU: WalkChoices): all but the last recorded here, the last below.
         case kTraceM:
           if (i >= 1 && k >= 1) {
-#ifdef __CUDA_ARCH__
-            // Up to 32 steps at once down the diagonal while they choose M;
-            // all but the last recorded here, the last by the code below.
             int last = 0;
-            const int steps = choices.match_run(rng, ahead, i, k, last);
+            const int steps = choices.match_run(rng, i, k, last);
             if (steps > 1) record_match_run(s, domain, i, k, steps - 1);
-            previous = match_predecessor(last);
-#else
-            previous = previous_of_match(rng, choices, i, k);
-#endif
-            --k, --i;
+            previous = match_predecessor(last), --k, --i;
           }
           break;
         case kTraceD:
-          if (k >= 1) previous = previous_of_delete(rng, choices, i, k), --k;
+          if (k >= 1) {
+            int last = 0;
+            k -= choices.delete_run(rng, i, k, last) - 1;  // D -> D: no emission
+            previous = delete_predecessor(last), --k;
+          }
           break;
         case kTraceI:
-          if (i >= 1 && k >= 1) previous = previous_of_insert(rng, choices, i, k), --i;
+          if (i >= 1 && k >= 1) {
+            int last = 0;
+            const int stays = choices.insert_run(rng, i, k, last) - 1;  // I -> I: node k emits again
+            i -= stays, domain.emitted += stays, domain.last_count += static_cast<float>(stays);
+            previous = insert_predecessor(last), --i;
+          }
           break;
         case kTraceN: previous = i == 0 ? kTraceS : kTraceN; break;
         case kTraceC:
-          if (i >= 1) previous = previous_of_c(rng, choices, i);
+          if (i >= 1) {
+            int last = 0;
+            i -= choices.c_run(rng, i, last) - 1;  // C -> C emits residue i
+            previous = c_predecessor(last);
+          }
           break;
         case kTraceJ:
-          if (i >= 1) previous = previous_of_j(rng, choices, i);
+          if (i >= 1) {
+            int last = 0;
+            i -= choices.j_run(rng, i, last) - 1;
+            previous = j_predecessor(last);
+          }
           break;
         case kTraceE: previous = previous_of_e(rng, f, i, k); break;
         case kTraceB: previous = previous_of_b(rng, choices, i); break;
