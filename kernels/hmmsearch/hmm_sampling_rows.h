@@ -411,15 +411,16 @@ __device__ double inclusive_warp_scan(double value) {
   return value;
 }
 // Position s of row i's E candidates: its node, whether a delete, and its
-// term (0 for a padding node, which the CPU skips: adding 0 changes nothing).
+// term. Not valid (term 0, which the CPU skips: adding 0 changes nothing):
+// a padding node, or s at or past `end`.
 struct ECandidate {
   int node;
-  bool is_delete;
+  bool is_delete, valid;
   double term;
-  __device__ ECandidate(const ForwardCells& f, const float* row, int s, float norm) {
+  __device__ ECandidate(const ForwardCells& f, const float* row, int s, float norm, int end) {
     const int q = s / 8;
-    node = (s % 4) * f.p.Q + q + 1, is_delete = (s % 8) / 4 == 1;
-    term = node <= f.p.M ? static_cast<double>(row[q * 12 + s % 8] * norm) : 0.0;  // the row's segment q: M, D, I lanes
+    node = (s % 4) * f.p.Q + q + 1, is_delete = (s % 8) / 4 == 1, valid = s < end && node <= f.p.M;
+    term = valid ? static_cast<double>(row[q * 12 + s % 8] * norm) : 0.0;  // the row's segment q: M, D, I lanes
   }
 };
 __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double roll, float norm, int& kind, int& k) {
@@ -433,7 +434,7 @@ __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double ro
   for (int s0 = 8 * q_begin; s0 < 8 * q_end; s0 += 8) {
     double term[8];
 #pragma unroll
-    for (int t = 0; t < 8; ++t) term[t] = ECandidate(f, row, s0 + t, norm).term;
+    for (int t = 0; t < 8; ++t) term[t] = ECandidate(f, row, s0 + t, norm, 8 * q_end).term;
 #pragma unroll
     for (int t = 0; t < 8; ++t) share += term[t];
   }
@@ -448,17 +449,15 @@ __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double ro
   const int s_end = 8 * __shfl_sync(all, q_end, owner);
   double total = before_owner;
   for (int base = 8 * __shfl_sync(all, q_begin, owner); base < s_end; base += 32) {
-    const int s = base + lane;
-    const ECandidate c = s < s_end ? ECandidate(f, row, s, norm) : ECandidate(f, row, base, 0.0f);
-    const bool valid = s < s_end && c.node <= f.p.M;
-    const double sum = inclusive_warp_scan(valid ? c.term : 0.0) + total;
+    const ECandidate c(f, row, base + lane, norm, s_end);
+    const double sum = inclusive_warp_scan(c.term) + total;
     const double bound = slack * sum;
     const unsigned maybe = __ballot_sync(all, roll < sum + bound);
     const unsigned surely = __ballot_sync(all, roll < sum - bound);
     if (__any_sync(all, !isfinite(sum))) return false;
     if (maybe != 0) {
       const int first = __ffs(maybe) - 1;
-      if (first != __ffs(surely) - 1 || !(__ballot_sync(all, valid) >> first & 1u)) return false;
+      if (first != __ffs(surely) - 1 || !(__ballot_sync(all, c.valid) >> first & 1u)) return false;
       k = __shfl_sync(all, c.node, first);
       kind = __shfl_sync(all, c.is_delete, first) ? kTraceD : kTraceM;
       return true;
@@ -474,39 +473,36 @@ __device__ bool scan_finds_e_predecessor(const ForwardCells& f, int i, double ro
 // then the delete lanes), going round again if rounding left the total
 // short of the deviate.
 HELIX_HMM_HD int previous_of_e(EaselStream& rng, const ForwardCells& f, int i, int& k) {
-  const int M = f.p.M, Q = f.p.Q;
+  const int Q = f.p.Q;
   const double roll = rng.uniform();
   const float norm = static_cast<float>(1.0 / f.special(i, kXE));
   double sum = 0.0;
 #ifdef __CUDA_ARCH__
-  // The whole warp walks in step: its 32 lanes load 32 candidates at once
-  // (position s of the scan: segment s / 8, match or delete, lane s % 4).
-  const int lane = threadIdx.x % 32, positions = 8 * Q;
+  // The whole warp walks in step: its 32 lanes load 32 candidates at once.
+  const int positions = 8 * Q;
   int chosen_kind = 0;
   if (scan_finds_e_predecessor(f, i, roll, norm, chosen_kind, k)) return chosen_kind;
   // Unsure: every lane adds them one after another, in the scan's order.
+  const float* row = f.rows + static_cast<std::size_t>(i) * 12 * Q;
   for (;;) {
     const double sum_before_pass = sum;
     for (int base = 0; base < positions; base += 32) {
-      const int s = base + lane, q = s / 8, is_delete = (s % 8) / 4, node = (s % 4) * Q + q + 1;
-      const bool valid = s < positions && node <= M;  // padding lanes hold zero and are skipped
-      const float cell = valid ? rows::node_cell(f.rows, Q, i, node, is_delete ? rows::kCellD : rows::kCellM) : 0.0f;
-      const float term = cell * norm;
-      const unsigned valid_lanes = __ballot_sync(0xffffffffu, valid);
+      const ECandidate c(f, row, base + static_cast<int>(threadIdx.x % 32), norm, positions);
+      const unsigned valid_lanes = __ballot_sync(0xffffffffu, c.valid);
       for (int j = 0; j < 32; ++j) {
-        const float t = __shfl_sync(0xffffffffu, term, j);
-        if (!(valid_lanes >> j & 1u)) continue;
+        const double t = __shfl_sync(0xffffffffu, c.term, j);
+        if (!(valid_lanes >> j & 1u)) continue;  // a padding node: skipped
         sum += t;
         if (roll < sum) {
-          k = __shfl_sync(0xffffffffu, node, j);
-          return __shfl_sync(0xffffffffu, is_delete, j) ? kTraceD : kTraceM;
+          k = __shfl_sync(0xffffffffu, c.node, j);
+          return __shfl_sync(0xffffffffu, c.is_delete, j) ? kTraceD : kTraceM;
         }
       }
     }
     if (!(sum > sum_before_pass)) return -1;  // HMMER would loop forever
   }
 #else
-
+  const int M = f.p.M;
   for (;;) {
     const double sum_before_pass = sum;
     for (int q = 0; q < Q; ++q) {

@@ -228,6 +228,13 @@ struct WordInputs {
   unsigned in_volume; // bits of voxels x < nx
 };
 
+// Intensity i of a word's colour from its packed pairs (decide_word()): the
+// low half of pair i / 2 holds the even one, the high half the odd one.
+__device__ __forceinline__ int colour_intensity(const unsigned (&intensities)[kColourVoxels / 2], int i) {
+  const unsigned pair = intensities[i / 2];
+  return i % 2 ? static_cast<int>(pair) >> 16 : static_cast<int>(static_cast<std::int16_t>(pair));
+}
+
 // Bits 2 i of the result: voxel x = 32 w + 2 i + parity accepts its proposal.
 // `balance`/`combo` return the nibbles the decisions read.
 __device__ __forceinline__ unsigned decide_word(const WordInputs& in, const uint4* intensity_pairs,
@@ -251,8 +258,7 @@ __device__ __forceinline__ unsigned decide_word(const WordInputs& in, const uint
   unsigned accepted = 0;
 #pragma unroll
   for (int i = 0; i < kColourVoxels; ++i) {
-    const unsigned pair = intensities[i / 2];
-    const int intensity = i % 2 ? static_cast<int>(pair) >> 16 : static_cast<int>(static_cast<std::int16_t>(pair));
+    const int intensity = colour_intensity(intensities, i);
     const uint2 entry = __ldg(decision_mid + intensity);
     const unsigned minimum = __byte_perm(entry.x, entry.y, nibble(combo, i) & 7u) & 0xffu;
     accepted |= static_cast<unsigned>(nibble(balance, i) >= minimum) << (2 * i);
@@ -269,8 +275,7 @@ __device__ void account_accepted(unsigned accepted, const Nibbles& balance, cons
 #pragma unroll
   for (int i = 0; i < kColourVoxels; ++i) {
     if (!((accepted >> (2 * i)) & 1u)) continue;
-    const unsigned pair = intensities[i / 2];
-    const int intensity = i % 2 ? static_cast<int>(pair) >> 16 : static_cast<int>(static_cast<std::int16_t>(pair));
+    const int intensity = colour_intensity(intensities, i);
     const unsigned voxel_combo = nibble(combo, i);
     const int current = static_cast<int>((voxel_combo >> 1) & 3u);
     const int proposed = proposed_label(current, static_cast<int>(voxel_combo & 1u));
