@@ -17,8 +17,10 @@ namespace {
 // One region per warp: the walks of different regions branch apart at
 // every step, and lanes of one warp that branch apart take turns (32
 // regions to a warp ran about 32 times slower than one). All 32 lanes walk
-// the region's traces in step, so that they can share the scan of an E
-// state's 2M predecessors (hmm_sampling_rows.h); one lane writes.
+// the region's traces in step, so that they can share the work of a step
+// (hmm_sampling_rows.h): the windows of choices made ahead, runs of up to 32
+// steps at once, the scan of an E state's 2M predecessors, a domain's null2;
+// one lane keeps what only one must write.
 constexpr int kWarpSize = 32, kWarpsPerBlock = 4;
 
 __global__ void sample_regions_kernel(RegionBatch b) {

@@ -189,7 +189,9 @@ HELIX_HMM_HD void b_candidates(const ForwardCells& f, int i, float (&path)[2]) {
 // along a row (deletes), down the rows (C, J, B). So each step kind keeps a
 // window: lane j holds the quotients of the step j positions further along
 // the line, all 32 made at once when the walk enters the window, and a step
-// inside it is a draw, a comparison and a shuffle.
+// inside it is a draw, a comparison and a shuffle. Most steps stay on their
+// line (M -> M, ...), and those runs go up to 32 steps at once
+// (ChoiceWindow::run); the CPU takes the same runs one step at a time.
 #ifdef __CUDA_ARCH__
 // Easel's generator jumped ahead: lane j holds (a, c) such that the state
 // j + 1 draws after x is a x + c (mod 2^32), so that the lanes can take the
