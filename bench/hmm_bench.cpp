@@ -35,6 +35,8 @@
 //                   thread, as the volunteer app runs, or 16), and the
 //                   tblout, domtblout and human-readable texts. Arguments:
 //                   profile, host threads.
+//   BM_ReportTexts  those three texts alone (host), from a report the CPU
+//                   engine makes once (untimed, and slow: give a smaller --db).
 //   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
 //                   the profile and the database, all filters, domains, output).
 // Loading the targets into the GPU happens once, outside the timing.
@@ -261,9 +263,10 @@ void BM_GpuDomains(benchmark::State& state) {
   state.counters["targets"] = static_cast<double>(stages.forward.size());
 }
 
-// What hmmsearch writes for one profile, from the GPU engine's pipeline.
-std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, int host_threads,
-                             PipelineCounts& counts) {
+// One profile's report over the workload from `engine`'s pipeline: its
+// targets with their domains, sorted and thresholded, as hmmsearch reports.
+QueryReport profile_report(const SearchProfile& profile, HmmEngine& engine, int host_threads,
+                           PipelineCounts& counts) {
   const Workload& load = workload();
   PipelineOptions options;
   options.database_sequences = static_cast<double>(load.chunk.size());
@@ -277,8 +280,22 @@ std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, in
   report.targets = domain_hits(profile, load.targets, search, engine, options, host_threads);
   sort_report_targets(report.targets);
   apply_thresholds(report);
+  return report;
+}
+
+// What hmmsearch writes for a report: tblout, domtblout and the text.
+std::string report_texts(const QueryReport& report, const PipelineCounts& counts) {
+  PipelineOptions options;
+  options.database_sequences = static_cast<double>(workload().chunk.size());
   return tblout_report_text(report) + domtblout_report_text(report) +
-         query_report_text(report, report_statistics_text(report, search.counts, options));
+         query_report_text(report, report_statistics_text(report, counts, options));
+}
+
+// What hmmsearch writes for one profile, from the GPU engine's pipeline.
+std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, int host_threads,
+                             PipelineCounts& counts) {
+  const QueryReport report = profile_report(profile, engine, host_threads, counts);
+  return report_texts(report, counts);
 }
 
 void BM_GpuReport(benchmark::State& state) {
@@ -289,6 +306,26 @@ void BM_GpuReport(benchmark::State& state) {
   timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
         [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, static_cast<int>(state.range(1)), counts)); });
   state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
+}
+
+// The report texts alone (host work after the engine's): a report made once
+// by the CPU engine (slow: meant for a smaller --db), then only its texts
+// timed. No GPU needed.
+void BM_ReportTexts(benchmark::State& state) {
+  const SearchProfile& profile = workload().profiles[state.range(0)];
+  static std::vector<std::unique_ptr<std::pair<QueryReport, PipelineCounts>>> made(workload().profiles.size());
+  auto& slot = made[state.range(0)];
+  if (!slot) {
+    slot = std::make_unique<std::pair<QueryReport, PipelineCounts>>();
+    std::unique_ptr<HmmEngine> engine = make_cpu_engine();
+    engine->load_targets(workload().chunk);
+    slot->first = profile_report(profile, *engine, 1, slot->second);
+  }
+  std::size_t bytes = 0;
+  timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
+        [&] { bytes = report_texts(slot->first, slot->second).size(); });
+  state.counters["targets"] = static_cast<double>(slot->first.targets.size());
+  state.counters["bytes"] = static_cast<double>(bytes);
 }
 
 double children_cpu_seconds() {
@@ -353,6 +390,7 @@ int main(int argc, char** argv) {
                         benchmark::RegisterBenchmark("BM_CpuForward", BM_CpuForward),
                         benchmark::RegisterBenchmark("BM_GpuPipeline", BM_GpuPipeline),
                         benchmark::RegisterBenchmark("BM_GpuDomains", BM_GpuDomains),
+                        benchmark::RegisterBenchmark("BM_ReportTexts", BM_ReportTexts),
                         benchmark::RegisterBenchmark("BM_Hmmsearch", BM_Hmmsearch)}) {
       profiles(bench);
       bench->DenseRange(0, static_cast<int>(load.profiles.size()) - 1);

@@ -1,33 +1,61 @@
 // text_format.h: printf-style formatting into a std::string, for output
 // that must match a C program's printf byte for byte (hmmsearch's tables
-// and reports).
+// and reports), and the padding of string columns without printf.
 #pragma once
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace helix {
 
-// One formatting pass into a stack buffer for the usual line; a second pass
-// only when the text is longer. (Sizing every line with vsnprintf(nullptr,
-// 0) first doubled the formatting and was most of a report's host time.)
-inline std::string printf_text(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-inline std::string printf_text(const char* pattern, ...) {
+// Appends vprintf's text to `out`: one formatting pass into a stack buffer
+// for the usual line, a second pass only when the text is longer. (Sizing
+// every line with vsnprintf(nullptr, 0) first doubled the formatting.)
+inline void append_vprintf(std::string& out, const char* pattern, va_list args) {
   char line[512];
-  va_list args, copy;
-  va_start(args, pattern);
+  va_list copy;
   va_copy(copy, args);
   const int size = std::vsnprintf(line, sizeof line, pattern, args);
-  va_end(args);
-  std::string text;
   if (size > 0 && static_cast<std::size_t>(size) < sizeof line) {
-    text.assign(line, static_cast<std::size_t>(size));
+    out.append(line, static_cast<std::size_t>(size));
   } else if (size > 0) {
-    text.resize(static_cast<std::size_t>(size));
-    std::vsnprintf(text.data(), static_cast<std::size_t>(size) + 1, pattern, copy);
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(size));
+    std::vsnprintf(out.data() + at, static_cast<std::size_t>(size) + 1, pattern, copy);
   }
   va_end(copy);
+}
+
+inline void append_printf(std::string& out, const char* pattern, ...) __attribute__((format(printf, 2, 3)));
+inline void append_printf(std::string& out, const char* pattern, ...) {
+  va_list args;
+  va_start(args, pattern);
+  append_vprintf(out, pattern, args);
+  va_end(args);
+}
+
+inline std::string printf_text(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+inline std::string printf_text(const char* pattern, ...) {
+  std::string text;
+  va_list args;
+  va_start(args, pattern);
+  append_vprintf(text, pattern, args);
+  va_end(args);
   return text;
+}
+
+// `text` in a column of `width`, padded with spaces: printf's "%-*s" (left)
+// and "%*s" (right), without glibc's padding, which was most of the time of
+// hmmsearch's tables (one padding call per column and row).
+inline void append_left_aligned(std::string& out, std::string_view text, int width) {
+  out += text;
+  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
+}
+inline void append_right_aligned(std::string& out, std::string_view text, int width) {
+  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
+  out += text;
 }
 
 }  // namespace helix

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/text_format.h"
+
 namespace helix::hmmsearch {
 
 namespace {
@@ -94,16 +96,6 @@ int decimal_width(long n) {
   int width = n < 0 ? 1 : 0;
   for (; n != 0; n /= 10) ++width;
   return width;
-}
-
-// Appends `text` padded with spaces to `width` on the left or the right.
-void append_right_aligned(std::string& out, std::string_view text, int width) {
-  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
-  out += text;
-}
-void append_left_aligned(std::string& out, std::string_view text, int width) {
-  out += text;
-  out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
 }
 
 // A model or target line: the name right-aligned, the first position

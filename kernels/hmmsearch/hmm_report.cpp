@@ -123,10 +123,22 @@ TableWidths table_widths(const QueryReport& report) {
           std::max(20, text_width(report.name)), std::max(10, text_width(report.accession))};
 }
 
+// A tblout row's first four columns: "%-*s %-*s %-*s %-*s".
+void append_names(std::string& text, const ReportTarget& target, const QueryReport& report, const TableWidths& widths) {
+  append_left_aligned(text, target.name, widths.target_name);
+  text += ' ';
+  append_left_aligned(text, or_dash(target.accession), widths.target_accession);
+  text += ' ';
+  append_left_aligned(text, report.name, widths.query_name);
+  text += ' ';
+  append_left_aligned(text, or_dash(report.accession), widths.query_accession);
+}
+
 }  // namespace
 
 std::string tblout_report_text(const QueryReport& report, bool header) {
-  const auto [tnamew, taccw, qnamew, qaccw] = table_widths(report);
+  const TableWidths widths = table_widths(report);
+  const auto [tnamew, taccw, qnamew, qaccw] = widths;
   std::string text;
   if (header) {
     text += printf_text("#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "", "--- full sequence ----",
@@ -144,18 +156,22 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
   for (const ReportTarget& target : report.targets) {
     if (!target.reported) continue;
     const DomainHit& best = target.domains.at(target.best_domain);
-    text += printf_text("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
-                   tnamew, target.name.c_str(), taccw, or_dash(target.accession), qnamew, report.name.c_str(), qaccw,
-                   or_dash(report.accession), hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target),
-                   hmmer_evalue(best.ln_p, Z), best.bitscore, domain_bias(best), target.nexpected, target.nregions,
-                   target.nclustered, target.noverlaps, target.nenvelopes, static_cast<int>(target.domains.size()),
-                   target.nreported, target.nincluded, or_dash(target.description));
+    // "%-*s %-*s %-*s %-*s %9.2g ... %3d %s\n": the string columns padded here.
+    append_names(text, target, report, widths);
+    append_printf(text, " %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d ",
+                  hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z),
+                  best.bitscore, domain_bias(best), target.nexpected, target.nregions, target.nclustered,
+                  target.noverlaps, target.nenvelopes, static_cast<int>(target.domains.size()), target.nreported,
+                  target.nincluded);
+    text += or_dash(target.description);
+    text += '\n';
   }
   return text;
 }
 
 std::string domtblout_report_text(const QueryReport& report, bool header) {
-  const auto [tnamew, taccw, qnamew, qaccw] = table_widths(report);
+  const TableWidths widths = table_widths(report);
+  const auto [tnamew, taccw, qnamew, qaccw] = widths;
   std::string text;
   if (header) {
     text += printf_text("#%*s %22s %40s %11s %11s %11s\n", tnamew + qnamew - 1 + 15 + taccw + qaccw, "",
@@ -178,14 +194,21 @@ std::string domtblout_report_text(const QueryReport& report, bool header) {
     for (const DomainHit& domain : target.domains) {
       if (!domain.reported) continue;
       const AlignmentDisplay& ali = domain.alignment;
-      text += printf_text("%-*s %-*s %5ld %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld "
-                     "%5d %5d %4.2f %s\n",
-                     tnamew, target.name.c_str(), taccw, or_dash(target.accession), ali.L, qnamew, report.name.c_str(),
-                     qaccw, or_dash(report.accession), ali.M, hmmer_evalue(target.ln_p, Z), target.score_bits,
-                     sequence_bias(target), ++number, target.nreported, hmmer_evalue(domain.ln_p, report.domZ),
-                     hmmer_evalue(domain.ln_p, Z), domain.bitscore, domain_bias(domain), ali.hmmfrom, ali.hmmto,
-                     ali.sqfrom, ali.sqto, domain.ienv, domain.jenv, domain_accuracy(domain),
-                     or_dash(target.description));
+      // "%-*s %-*s %5ld %-*s %-*s %5d %9.2g ... %4.2f %s\n": the string columns padded here.
+      append_left_aligned(text, target.name, widths.target_name);
+      text += ' ';
+      append_left_aligned(text, or_dash(target.accession), widths.target_accession);
+      append_printf(text, " %5ld ", ali.L);
+      append_left_aligned(text, report.name, widths.query_name);
+      text += ' ';
+      append_left_aligned(text, or_dash(report.accession), widths.query_accession);
+      append_printf(text, " %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld %5d %5d %4.2f ", ali.M,
+                    hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target), ++number,
+                    target.nreported, hmmer_evalue(domain.ln_p, report.domZ), hmmer_evalue(domain.ln_p, Z),
+                    domain.bitscore, domain_bias(domain), ali.hmmfrom, ali.hmmto, ali.sqfrom, ali.sqto, domain.ienv,
+                    domain.jenv, domain_accuracy(domain));
+      text += or_dash(target.description);
+      text += '\n';
     }
   }
   return text;
@@ -223,30 +246,30 @@ void append_target_list_text(std::string& text, const QueryReport& report) {
       threshold_shown = true;
     }
     const DomainHit& best = target.domains.at(target.best_domain);
-    text += printf_text("%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  %-*s ", ' ', hmmer_evalue(target.ln_p, Z),
-                   target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z), best.bitscore, domain_bias(best),
-                   target.nexpected, target.nreported, namew, target.name.c_str());
-    text += ' ';
+    append_printf(text, "%c %9.2g %6.1f %5.1f  %9.2g %6.1f %5.1f  %5.1f %2d  ", ' ', hmmer_evalue(target.ln_p, Z),
+                  target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z), best.bitscore,
+                  domain_bias(best), target.nexpected, target.nreported);
+    append_left_aligned(text, target.name, namew);  // "%-*s"
+    text += "  ";
     text += clipped(target.description, report.options.textw, descw);
     text += '\n';
   }
   if (reported == 0) text += "\n   [No hits detected that satisfy reporting thresholds]\n";
 }
 
-std::string domain_row(const DomainHit& domain, int number, double domZ, double Z) {
+void append_domain_row(std::string& text, const DomainHit& domain, int number, double domZ, double Z) {
   const AlignmentDisplay& ali = domain.alignment;
-  std::string row = printf_text(" %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c", number, domain.included ? '!' : '?',
-                           domain.bitscore, domain_bias(domain), hmmer_evalue(domain.ln_p, domZ),
-                           hmmer_evalue(domain.ln_p, Z), ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
-                           ali.hmmto == ali.M ? ']' : '.');
-  row += printf_text(" %7ld %7ld %c%c", ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.', ali.sqto == ali.L ? ']' : '.');
-  row += printf_text(" %7d %7d %c%c", domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
-                domain.jenv == ali.L ? ']' : '.');
-  row += printf_text(" %4.2f\n", domain_accuracy(domain));
-  return row;
+  append_printf(text, " %3d %c %6.1f %5.1f %9.2g %9.2g %7d %7d %c%c %7ld %7ld %c%c %7d %7d %c%c %4.2f\n", number,
+                domain.included ? '!' : '?', domain.bitscore, domain_bias(domain), hmmer_evalue(domain.ln_p, domZ),
+                hmmer_evalue(domain.ln_p, Z), ali.hmmfrom, ali.hmmto, ali.hmmfrom == 1 ? '[' : '.',
+                ali.hmmto == ali.M ? ']' : '.', ali.sqfrom, ali.sqto, ali.sqfrom == 1 ? '[' : '.',
+                ali.sqto == ali.L ? ']' : '.', domain.ienv, domain.jenv, domain.ienv == 1 ? '[' : '.',
+                domain.jenv == ali.L ? ']' : '.', domain_accuracy(domain));
 }
 
-std::string domain_table_heading() {
+// The same two lines for every target: made once.
+const std::string& domain_table_heading() {
+  static const std::string heading = [] {
   std::string text = printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias",
                             "c-Evalue", "i-Evalue", "hmmfrom", "hmm to", "  ", "alifrom", "ali to", "  ", "envfrom",
                             "env to", "  ", "acc");
@@ -254,6 +277,8 @@ std::string domain_table_heading() {
                  "---------", "---------", "-------", "-------", "  ", "-------", "-------", "  ", "-------", "-------",
                  "  ", "----");
   return text;
+  }();
+  return heading;
 }
 
 void append_target_domains_text(std::string& text, const QueryReport& report, const ReportTarget& target) {
@@ -267,7 +292,7 @@ void append_target_domains_text(std::string& text, const QueryReport& report, co
   text += domain_table_heading();
   int number = 0;
   for (const DomainHit& domain : target.domains)
-    if (domain.reported) text += domain_row(domain, ++number, report.domZ, options.Z);
+    if (domain.reported) append_domain_row(text, domain, ++number, report.domZ, options.Z);
   if (!options.show_alignments) {
     text += "\n";
     return;
@@ -276,9 +301,8 @@ void append_target_domains_text(std::string& text, const QueryReport& report, co
   number = 0;
   for (const DomainHit& domain : target.domains) {
     if (!domain.reported) continue;
-    text += printf_text("  == domain %d", ++number);
-    text += printf_text("  score: %.1f bits", domain.bitscore);
-    text += printf_text(";  conditional E-value: %.2g\n", hmmer_evalue(domain.ln_p, report.domZ));
+    append_printf(text, "  == domain %d  score: %.1f bits;  conditional E-value: %.2g\n", ++number, domain.bitscore,
+                  hmmer_evalue(domain.ln_p, report.domZ));
     append_alignment_display_text(text, domain.alignment, report.name, target.name, options.textw, 40);
     text += "\n";
   }

@@ -1,5 +1,6 @@
-// printf_text (core/text_format.h): the bytes of C's printf, for lines that
-// fit its stack buffer and for longer ones, which take a second pass.
+// printf_text and append_printf (core/text_format.h): the bytes of C's
+// printf, for lines that fit its stack buffer and for longer ones, which take
+// a second pass; the column helpers: the bytes of "%-*s" and "%*s".
 #include "core/text_format.h"
 
 #include <gtest/gtest.h>
@@ -29,6 +30,28 @@ TEST(PrintfText, ExactlyTheBufferSizeIsWhole) {
     EXPECT_EQ(text.back(), 'z');
     EXPECT_EQ(text.find_first_not_of(' '), static_cast<std::size_t>(length - 1));
   }
+}
+
+TEST(AppendPrintf, AppendsToWhatIsThere) {
+  std::string text = "row:";
+  helix::append_printf(text, " %3d %4.2f", 7, 0.125);
+  EXPECT_EQ(text, "row:   7 0.12");  // glibc rounds the exact tie 0.125 to even
+  const std::string description(600, 'y');
+  helix::append_printf(text, " %s|", description.c_str());
+  EXPECT_EQ(text.size(), 13u + 602u);
+  EXPECT_EQ(text.substr(13, 1), " ");
+  EXPECT_EQ(text.back(), '|');
+}
+
+TEST(ColumnHelpers, AreTheBytesOfPrintfsPaddedStrings) {
+  for (const char* name : {"", "P04637", "a_name_longer_than_twenty"})
+    for (const int width : {0, 1, 6, 20}) {
+      std::string left, right;
+      helix::append_left_aligned(left, name, width);
+      helix::append_right_aligned(right, name, width);
+      EXPECT_EQ(left, helix::printf_text("%-*s", width, name)) << name << " in " << width;
+      EXPECT_EQ(right, helix::printf_text("%*s", width, name)) << name << " in " << width;
+    }
 }
 
 }  // namespace
