@@ -123,12 +123,14 @@ TableWidths table_widths(const QueryReport& report) {
           std::max(20, text_width(report.name)), std::max(10, text_width(report.accession))};
 }
 
-// A tblout row's first four columns: "%-*s %-*s %-*s %-*s".
-void append_names(std::string& text, const ReportTarget& target, const QueryReport& report, const TableWidths& widths) {
+// A row's name and accession columns, "%-*s %-*s", of the target and of
+// the query.
+void append_target_columns(std::string& text, const ReportTarget& target, const TableWidths& widths) {
   append_left_aligned(text, target.name, widths.target_name);
   text += ' ';
   append_left_aligned(text, or_dash(target.accession), widths.target_accession);
-  text += ' ';
+}
+void append_query_columns(std::string& text, const QueryReport& report, const TableWidths& widths) {
   append_left_aligned(text, report.name, widths.query_name);
   text += ' ';
   append_left_aligned(text, or_dash(report.accession), widths.query_accession);
@@ -157,7 +159,9 @@ std::string tblout_report_text(const QueryReport& report, bool header) {
     if (!target.reported) continue;
     const DomainHit& best = target.domains.at(target.best_domain);
     // "%-*s %-*s %-*s %-*s %9.2g ... %3d %s\n": the string columns padded here.
-    append_names(text, target, report, widths);
+    append_target_columns(text, target, widths);
+    text += ' ';
+    append_query_columns(text, report, widths);
     append_printf(text, " %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d ",
                   hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target), hmmer_evalue(best.ln_p, Z),
                   best.bitscore, domain_bias(best), target.nexpected, target.nregions, target.nclustered,
@@ -195,13 +199,9 @@ std::string domtblout_report_text(const QueryReport& report, bool header) {
       if (!domain.reported) continue;
       const AlignmentDisplay& ali = domain.alignment;
       // "%-*s %-*s %5ld %-*s %-*s %5d %9.2g ... %4.2f %s\n": the string columns padded here.
-      append_left_aligned(text, target.name, widths.target_name);
-      text += ' ';
-      append_left_aligned(text, or_dash(target.accession), widths.target_accession);
+      append_target_columns(text, target, widths);
       append_printf(text, " %5ld ", ali.L);
-      append_left_aligned(text, report.name, widths.query_name);
-      text += ' ';
-      append_left_aligned(text, or_dash(report.accession), widths.query_accession);
+      append_query_columns(text, report, widths);
       append_printf(text, " %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5ld %5ld %5d %5d %4.2f ", ali.M,
                     hmmer_evalue(target.ln_p, Z), target.score_bits, sequence_bias(target), ++number,
                     target.nreported, hmmer_evalue(domain.ln_p, report.domZ), hmmer_evalue(domain.ln_p, Z),
@@ -269,15 +269,12 @@ void append_domain_row(std::string& text, const DomainHit& domain, int number, d
 
 // The same two lines for every target: made once.
 const std::string& domain_table_heading() {
-  static const std::string heading = [] {
-  std::string text = printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias",
-                            "c-Evalue", "i-Evalue", "hmmfrom", "hmm to", "  ", "alifrom", "ali to", "  ", "envfrom",
-                            "env to", "  ", "acc");
-  text += printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "---", "------", "-----",
-                 "---------", "---------", "-------", "-------", "  ", "-------", "-------", "  ", "-------", "-------",
-                 "  ", "----");
-  return text;
-  }();
+  static const std::string heading =
+      printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "#", "score", "bias", "c-Evalue",
+                  "i-Evalue", "hmmfrom", "hmm to", "  ", "alifrom", "ali to", "  ", "envfrom", "env to", "  ", "acc") +
+      printf_text(" %3s   %6s %5s %9s %9s %7s %7s %2s %7s %7s %2s %7s %7s %2s %4s\n", "---", "------", "-----",
+                  "---------", "---------", "-------", "-------", "  ", "-------", "-------", "  ", "-------", "-------",
+                  "  ", "----");
   return heading;
 }
 
