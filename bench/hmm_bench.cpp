@@ -55,6 +55,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -263,13 +264,19 @@ void BM_GpuDomains(benchmark::State& state) {
   state.counters["targets"] = static_cast<double>(stages.forward.size());
 }
 
+// hmmsearch's defaults, the workload's chunk being the whole database (Z).
+PipelineOptions workload_options() {
+  PipelineOptions options;
+  options.database_sequences = static_cast<double>(workload().chunk.size());
+  return options;
+}
+
 // One profile's report over the workload from `engine`'s pipeline: its
 // targets with their domains, sorted and thresholded, as hmmsearch reports.
 QueryReport profile_report(const SearchProfile& profile, HmmEngine& engine, int host_threads,
                            PipelineCounts& counts) {
   const Workload& load = workload();
-  PipelineOptions options;
-  options.database_sequences = static_cast<double>(load.chunk.size());
+  const PipelineOptions options = workload_options();
   engine.load_profile(profile);
   const ChunkSearch search = search_chunk(profile, load.chunk, engine, options);
   counts = search.counts;
@@ -285,10 +292,8 @@ QueryReport profile_report(const SearchProfile& profile, HmmEngine& engine, int 
 
 // What hmmsearch writes for a report: tblout, domtblout and the text.
 std::string report_texts(const QueryReport& report, const PipelineCounts& counts) {
-  PipelineOptions options;
-  options.database_sequences = static_cast<double>(workload().chunk.size());
   return tblout_report_text(report) + domtblout_report_text(report) +
-         query_report_text(report, report_statistics_text(report, counts, options));
+         query_report_text(report, report_statistics_text(report, counts, workload_options()));
 }
 
 // What hmmsearch writes for one profile, from the GPU engine's pipeline.
@@ -312,19 +317,23 @@ void BM_GpuReport(benchmark::State& state) {
 // by the CPU engine (slow: meant for a smaller --db), then only its texts
 // timed. No GPU needed.
 void BM_ReportTexts(benchmark::State& state) {
+  struct MadeReport {
+    QueryReport report;
+    PipelineCounts counts;
+  };
   const SearchProfile& profile = workload().profiles[state.range(0)];
-  static std::vector<std::unique_ptr<std::pair<QueryReport, PipelineCounts>>> made(workload().profiles.size());
-  auto& slot = made[state.range(0)];
+  static std::vector<std::optional<MadeReport>> made(workload().profiles.size());
+  std::optional<MadeReport>& slot = made[state.range(0)];
   if (!slot) {
-    slot = std::make_unique<std::pair<QueryReport, PipelineCounts>>();
     std::unique_ptr<HmmEngine> engine = make_cpu_engine();
     engine->load_targets(workload().chunk);
-    slot->first = profile_report(profile, *engine, 1, slot->second);
+    slot.emplace();
+    slot->report = profile_report(profile, *engine, 1, slot->counts);
   }
   std::size_t bytes = 0;
   timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
-        [&] { bytes = report_texts(slot->first, slot->second).size(); });
-  state.counters["targets"] = static_cast<double>(slot->first.targets.size());
+        [&] { bytes = report_texts(slot->report, slot->counts).size(); });
+  state.counters["targets"] = static_cast<double>(slot->report.targets.size());
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 
