@@ -156,10 +156,7 @@ class CudaGraph {
     }
     cudaGraph_t graph = nullptr;
     check_cuda(cudaStreamEndCapture(stream, &graph), capturing);
-    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
-    cudaGraphDestroy(graph);
-    if (instantiated != cudaSuccess) exec_ = nullptr;
-    check_cuda(instantiated, instantiating);
+    instantiate(graph, instantiating);
   }
   // Records, as one graph, what `prologue()` queues on `stream`, then a loop
   // that runs what `body(handle)` queues for as long as its condition is not
@@ -199,10 +196,7 @@ class CudaGraph {
       cudaGraphDestroy(graph);
       throw;
     }
-    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
-    cudaGraphDestroy(graph);
-    if (instantiated != cudaSuccess) exec_ = nullptr;
-    check_cuda(instantiated, instantiating);
+    instantiate(graph, instantiating);
   }
   // Queues one run of the graph on `stream`. Throws GpuError naming `what`.
   void launch(cudaStream_t stream, const char* what) const { check_cuda(cudaGraphLaunch(exec_, stream), what); }
@@ -213,6 +207,14 @@ class CudaGraph {
   void release() {
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
+  }
+  // Makes `graph` the held executable graph and destroys it (the executable
+  // does not need it); throws GpuError naming `instantiating`.
+  void instantiate(cudaGraph_t graph, const char* instantiating) {
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    if (instantiated != cudaSuccess) exec_ = nullptr;
+    check_cuda(instantiated, instantiating);
   }
   // Records what `enqueue()` queues on `stream` into the existing `graph`
   // (which keeps it); the capture is ended whatever happens.
