@@ -189,31 +189,31 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   const std::string print = fingerprint(params, queries.size(), chunk);
   ScanState state;
   state.candidates.resize(queries.size());
-  phases.read = clock.lap().wall;
+  phases.read = clock.lap();
   if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, state);
-  phases.read += clock.lap().wall;
+  phases.read += clock.lap();
   for (std::uint32_t block = state.next_block; block < blocks; ++block) {
     const std::uint32_t first = block * params.block_targets;
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
     engine.load_targets(chunk.targets.slice(first, count));
-    phases.load += clock.lap().wall;
+    phases.load += clock.lap();
     for (std::size_t q = 0; q < queries.size(); ++q)
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
                   first, chunk, params.top_hits);
     state.next_block = block + 1;
     runtime.report_progress(0.95 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
-    phases.scan += clock.lap().wall;
+    phases.scan += clock.lap();
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   std::vector<std::vector<std::uint8_t>> query_residues;  // the engine's calls take the residues alone
   for (const FastaRecord& query : queries) query_residues.push_back(query.residues);
   const auto ends = reported_ends(query_residues, state, chunk, params, matrix, engine);
-  phases.ends = clock.lap().wall;
+  phases.ends = clock.lap();
   const auto alignments = reported_alignments(query_residues, state, ends, chunk, params, matrix, engine);
   for (std::size_t q = 0; q < queries.size(); ++q)
     result.queries.push_back(report_query(queries[q], state.candidates[q], ends[q], alignments[q], chunk, params, ka));
-  phases.align = clock.lap().wall;
+  phases.align = clock.lap();
   result.phases = phases;
   runtime.report_progress(1.0);
   return result;

@@ -3,13 +3,14 @@
 //
 // Contents:
 //   Hit, QueryHits     one reported pair; a query's reported pairs, best first
-//   SearchPhases       where a job's wall time went (stderr only)
+//   SearchPhases       where a job's wall and host CPU time went (stderr only)
 //   SearchResult       the params, every query's hits, the chunk's size, the engine
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/phase_clock.h"
 #include "sw_params.h"
 
 namespace helix::swsearch {
@@ -32,8 +33,9 @@ struct QueryHits {
   std::vector<Hit> hits;  // score descending, then ordinal ascending; only scores > 0
 };
 // Where a job's wall time went, seconds (the app prints it to stderr).
+// Wall and process CPU seconds per phase; load: the blocks' targets onto the engine.
 struct SearchPhases {
-  double read = 0, load = 0, scan = 0, ends = 0, align = 0;  // load: the blocks' targets onto the engine
+  PhaseTime read, load, scan, ends, align;
 };
 struct SearchResult {
   SwParams params;

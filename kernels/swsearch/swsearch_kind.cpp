@@ -20,12 +20,13 @@ ResultFiles run_swsearch(const nlohmann::json& params_json, const RunOptions& op
   std::fprintf(stderr, "helix swsearch: %s %d/%d on %s\n", params.matrix_name.c_str(), params.gaps.open,
                params.gaps.extend, engine->description().c_str());
   const swsearch::SearchResult result = swsearch::run_sw_job(params, *engine, runtime);
+  const swsearch::SearchPhases& t = result.phases;
   std::fprintf(stderr,
-               "helix swsearch: %zu queries against %llu targets (%llu residues): read %.3f s, load %.3f s, "
-               "scan %.3f s, ends %.3f s, alignments %.3f s\n",
+               "helix swsearch: %zu queries against %llu targets (%llu residues), wall (host CPU) s: read %.3f "
+               "(%.3f), load %.3f (%.3f), scan %.3f (%.3f), ends %.3f (%.3f), alignments %.3f (%.3f)\n",
                result.queries.size(), static_cast<unsigned long long>(result.chunk_targets),
-               static_cast<unsigned long long>(result.chunk_residues), result.phases.read, result.phases.load,
-               result.phases.scan, result.phases.ends, result.phases.align);
+               static_cast<unsigned long long>(result.chunk_residues), t.read.wall, t.read.cpu, t.load.wall,
+               t.load.cpu, t.scan.wall, t.scan.cpu, t.ends.wall, t.ends.cpu, t.align.wall, t.align.cpu);
   return {{"hits", swsearch::hits_tsv(result)}, {"summary", swsearch::sw_summary_json(result)}};
 }
 
