@@ -29,13 +29,16 @@
 // Reported hits' ends (ends(): a few pairs per query, once per WU) and the
 // traceback bits of their alignments (alignments()) run the reference's
 // recurrences as they are, a warp per pair (warp_dp_kernel), so that the host
-// does not; the host only walks the bits back (trace_back()).
+// does not; a thread per alignment walks the bits back (trace_walk_kernel,
+// sw_traceback.h's walk, the reference's own), and only the CIGAR runs come
+// back to the host.
 //
 // Streams, events, pinned memory and the warp reductions of the kernels'
 // maxima are the device layer's (core/device_stream.h, core/warp_reduce.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <stdexcept>
 
@@ -43,6 +46,7 @@
 #include "core/device_stream.h"
 #include "core/warp_reduce.cuh"
 #include "sw_engine.h"
+#include "sw_traceback.h"
 
 namespace helix::swsearch {
 namespace {
@@ -519,6 +523,10 @@ struct WarpDpArguments {
   uint4* bits;                         // traceback: per pair, from bits_offsets[pair]
   const std::uint64_t* bits_offsets;
   int3* results;                       // ends: (score, query end, target end), -1 when 0; traceback: (corner H, 0, 0)
+  // Above 0: every pair's target is targets[0 .. same_target_length), query
+  // q = pair (pair_query unused), scratch at pair * same_target_length (the
+  // transposed scan: one copy of the query serves every long target).
+  std::uint32_t same_target_length;
 };
 
 // What warp_dp_kernel keeps: the best score (the transposed scan), the first
@@ -553,14 +561,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
   const std::uint32_t pair = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / 32;
   if (pair >= a.pair_count) return;  // whole warps leave together
   const int lane = threadIdx.x % 32;
-  const std::uint32_t q = a.pair_query[pair];
+  const bool same_target = a.same_target_length > 0;
+  const std::uint32_t q = same_target ? pair : a.pair_query[pair];
   const std::uint8_t* query = a.queries + a.query_offsets[q];
-  const std::uint8_t* target = a.targets + a.target_offsets[pair];
+  const std::uint8_t* target = same_target ? a.targets : a.targets + a.target_offsets[pair];
   int rows = static_cast<int>(a.query_offsets[q + 1] - a.query_offsets[q]);
-  int columns = static_cast<int>(a.target_offsets[pair + 1] - a.target_offsets[pair]);
+  int columns = same_target ? static_cast<int>(a.same_target_length)
+                            : static_cast<int>(a.target_offsets[pair + 1] - a.target_offsets[pair]);
   if (kTrace) rows = a.boxes[pair].x, columns = a.boxes[pair].y;
   const int strips = (rows + 31) / 32, passes = (strips + 31) / 32;
-  int2* scratch = a.scratch + a.scratch_offsets[pair];
+  int2* scratch = a.scratch + (same_target ? std::uint64_t{pair} * a.same_target_length : a.scratch_offsets[pair]);
   int best = 0, best_row = -1, best_column = -1, corner = 0;
   for (int pass = 0; pass < passes; ++pass) {
     const int strip = pass * 32 + lane, first_row = strip * 32;
@@ -645,6 +655,67 @@ __global__ void copy_scores_kernel(const int3* results, std::int32_t* scores, st
   if (k < count) scores[k] = results[k].x;
 }
 
+// One alignment walked back over its traceback bits (warp_dp_kernel's
+// kTrace layout): where it starts, what it counts, and its CIGAR runs (last
+// first), reserved in `runs` after the walk by one atomic add (their place
+// in the buffer varies from run to run; each pair's runs do not).
+struct WalkedAlignment {
+  int query_begin, target_begin, identities, length;
+  std::uint32_t first_run, run_count;
+  int left_matrix;  // the bits led the walk off the matrix
+};
+
+struct TraceWalkArguments {
+  const std::uint8_t* queries;
+  const std::uint64_t* query_offsets;
+  const std::uint8_t* targets;  // the boxes' columns, back to back
+  const std::uint64_t* target_offsets;
+  const std::uint32_t* pair_query;
+  const int2* boxes;  // (rows, columns): the walk starts at that cell
+  const uint4* bits;
+  const std::uint64_t* bits_offsets;
+  const int3* corners;  // warp_dp_kernel's results: H at the box's corner
+  std::uint32_t pair_count;
+  TracebackRun* scratch_runs;  // per pair, rows + columns of room from scratch_offsets[pair]
+  const std::uint64_t* scratch_offsets;
+  TracebackRun* runs;  // the pairs' runs, compact
+  unsigned long long* runs_used;
+  WalkedAlignment* walked;
+};
+
+__global__ void __launch_bounds__(kThreadsPerBlock) trace_walk_kernel(TraceWalkArguments a) {
+  const std::uint32_t pair = blockIdx.x * blockDim.x + threadIdx.x;
+  if (pair >= a.pair_count) return;
+  WalkedAlignment out{-1, -1, 0, 0, 0, 0, 0};
+  if (a.corners[pair].x == 0) {  // nothing to walk: the host sees the corner's score
+    a.walked[pair] = out;
+    return;
+  }
+  const int2 box = a.boxes[pair];
+  const int strips = (box.x + 31) / 32;
+  const uint4* bits = a.bits + a.bits_offsets[pair];
+  TracebackRun* scratch = a.scratch_runs + a.scratch_offsets[pair];
+  std::uint32_t count = 0;
+  const TracebackWalk walk = walk_traceback(
+      a.queries + a.query_offsets[a.pair_query[pair]], a.targets + a.target_offsets[pair], box.x, box.y,
+      [&](int i, int j) {
+        const uint4 w = bits[static_cast<std::size_t>(j - 1) * strips + (i - 1) / 32];
+        const int r = (i - 1) % 32;
+        const std::uint32_t word = r < 8 ? w.x : r < 16 ? w.y : r < 24 ? w.z : w.w;
+        return static_cast<std::uint8_t>((word >> (4 * (r % 8))) & 0xF);
+      },
+      [&](TracebackRun run) { scratch[count++] = run; });
+  out.query_begin = walk.query_begin, out.target_begin = walk.target_begin;
+  out.identities = walk.identities, out.length = walk.length;
+  out.left_matrix = walk.left_matrix;
+  if (!walk.left_matrix) {
+    out.first_run = static_cast<std::uint32_t>(atomicAdd(a.runs_used, static_cast<unsigned long long>(count)));
+    out.run_count = count;
+    for (std::uint32_t k = 0; k < count; ++k) a.runs[out.first_run + k] = scratch[k];
+  }
+  a.walked[pair] = out;
+}
+
 // ------------------------------------------------------------ best scores
 //
 // best_scores() on the device: a histogram of the positive scores, the
@@ -727,6 +798,7 @@ class GpuEngine final : public SwEngine {
     best_found_.allocate(1, "allocating the best scores' count on the GPU");
     best_threshold_.allocate(1, "allocating the best scores' threshold on the GPU");
     host_best_.reserve(1, "allocating pinned memory");
+    flagged_host_.reserve(1, "allocating pinned memory");
   }
   std::string description() const override {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
@@ -795,23 +867,18 @@ class GpuEngine final : public SwEngine {
   std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                         const GapPenalties& gaps, std::size_t limit) override {
     if (target_count_ == 0 || query.empty() || limit == 0) return SwEngine::best_scores(query, matrix, gaps, limit);
-    score_on_device(query, matrix, gaps);
-    const std::uint32_t count = static_cast<std::uint32_t>(target_count_);
-    const int blocks = static_cast<int>(std::min<std::size_t>((target_count_ + 255) / 256, 1024));
-    check_cuda(cudaMemsetAsync(score_bins_.data, 0, kScoreBins * sizeof(std::uint32_t), stream_), "clearing the score histogram");
-    check_cuda(cudaMemsetAsync(best_found_.data, 0, sizeof(std::uint32_t), stream_), "clearing the best scores' count");
-    score_histogram_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, score_bins_.data);
-    score_threshold_kernel<<<1, kThresholdThreads, 0, stream_>>>(
-        score_bins_.data, static_cast<std::uint32_t>(std::min<std::size_t>(limit, count)), best_threshold_.data);
-    best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
-                                                    best_.data);
-    check_cuda(cudaGetLastError(), "launching the best scores' selection");
-    BestScoresHost& host = *host_best_.data;
-    check_cuda(cudaMemcpyAsync(&host.found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                               stream_), "copying the best scores back");
-    check_cuda(cudaMemcpyAsync(host.best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
-                               stream_), "copying the best scores back");
-    stream_.synchronize("selecting the best scores on the GPU");
+    // One wait per query: the scan and the selection are queued together, and
+    // only a saturated score (rare: a 16-bit best near its ceiling) makes a
+    // second round, its rescoring and a new selection.
+    const int strips = queue_scan(query, matrix, gaps);
+    queue_best_selection(limit);
+    stream_.synchronize("scoring and selecting the best scores on the GPU");
+    if (*flagged_host_.data > 0) {
+      rescore_saturated(query, matrix, gaps, strips);
+      queue_best_selection(limit);
+      stream_.synchronize("selecting the best scores on the GPU");
+    }
+    const BestScoresHost& host = *host_best_.data;
     const std::uint32_t found = host.found;
     std::vector<int2> entries(host.best, host.best + std::min(found, kBestCopiedAtOnce));
     if (found > kBestCopiedAtOnce) {  // many ties at the threshold
@@ -830,20 +897,29 @@ class GpuEngine final : public SwEngine {
   // Scores the query against every loaded target into scores_ (sorted
   // positions), the saturated ones rescored in 32 bits; the stream is idle after.
   void score_on_device(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
+    const int strips = queue_scan(query, matrix, gaps);
+    stream_.synchronize("scoring on the GPU");
+    if (*flagged_host_.data > 0) rescore_saturated(query, matrix, gaps, strips);
+  }
+
+  // Queues the 16-bit scan of the query against every loaded target into
+  // scores_ on stream_, then the count of saturated targets into
+  // flagged_host_ (valid once the stream is synchronized). Returns the
+  // query's strips. The stream must be idle: the inputs' buffers are reused.
+  int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
     const int group_size = lanes_per_pair(strips);
     const int passes = (strips + group_size - 1) / group_size;
     const int long_strips = static_cast<int>((query.size() + kLongRows - 1) / kLongRows);
     const int long_passes = (long_strips + 31) / 32;
-    // Every profile the launches read before any launch: reallocating a buffer
-    // (cudaFree) while a kernel runs would wait for it. The 32-bit kernel's
-    // profile only when a score needs it, after the launches have finished.
-    upload_pair_profile(profile16_, query, matrix, kStripRows, passes * group_size, gaps);
+    // Every profile the launches read, queued before any launch; a buffer
+    // that grows (cudaFree, cudaMalloc) does so while the device is idle.
+    queue_pair_profile(profile16_, profile16_host_, query, matrix, kStripRows, passes * group_size, gaps);
     const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
     if (long_pairs_ > 0 && !transposed)
-      upload_pair_profile(profile_long_, query, matrix, kLongRows, long_passes * 32, gaps);
-    if (transposed) upload_transposed_inputs(query, matrix);
+      queue_pair_profile(profile_long_, profile_long_host_, query, matrix, kLongRows, long_passes * 32, gaps);
+    if (transposed) queue_transposed_inputs(query, matrix);
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
     long_done_.record(stream_, "ordering the long pairs after the clearing");
     long_stream_.wait_for(long_done_, "ordering the long pairs after the clearing");
@@ -856,14 +932,45 @@ class GpuEngine final : public SwEngine {
     exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
     stream_.wait_for(long_done_, "joining the long pairs' stream");
     stream_.wait_for(exclusive_done_, "joining the long pairs' stream");
-    std::uint32_t flagged = 0;
-    check_cuda(cudaMemcpyAsync(&flagged, flagged_count_.data, sizeof flagged, cudaMemcpyDeviceToHost, stream_),
-               "copying the saturation count back");
-    stream_.synchronize("scoring on the GPU");
-    if (flagged > 0) {
-      upload_profile8(query, matrix, strips);
-      rescore_in_32_bits(gaps, strips, flagged);
-    }
+    check_cuda(cudaMemcpyAsync(flagged_host_.data, flagged_count_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                               stream_), "copying the saturation count back");
+    return strips;
+  }
+
+  // The targets queue_scan() flagged, rescored in 32 bits; the stream is idle after.
+  void rescore_saturated(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
+                         int strips) {
+    upload_profile8(query, matrix, strips);
+    rescore_in_32_bits(gaps, strips, *flagged_host_.data);
+  }
+
+  // Queues the selection of the `limit` best of scores_ (score_threshold_kernel's
+  // ties included) and their copy into host_best_ on stream_.
+  void queue_best_selection(std::size_t limit) {
+    const std::uint32_t count = static_cast<std::uint32_t>(target_count_);
+    const int blocks = static_cast<int>(std::min<std::size_t>((target_count_ + 255) / 256, 1024));
+    check_cuda(cudaMemsetAsync(score_bins_.data, 0, kScoreBins * sizeof(std::uint32_t), stream_), "clearing the score histogram");
+    check_cuda(cudaMemsetAsync(best_found_.data, 0, sizeof(std::uint32_t), stream_), "clearing the best scores' count");
+    score_histogram_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, score_bins_.data);
+    score_threshold_kernel<<<1, kThresholdThreads, 0, stream_>>>(
+        score_bins_.data, static_cast<std::uint32_t>(std::min<std::size_t>(limit, count)), best_threshold_.data);
+    best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
+                                                    best_.data);
+    check_cuda(cudaGetLastError(), "launching the best scores' selection");
+    BestScoresHost& host = *host_best_.data;
+    check_cuda(cudaMemcpyAsync(&host.found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                               stream_), "copying the best scores back");
+    check_cuda(cudaMemcpyAsync(host.best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
+                               stream_), "copying the best scores back");
+  }
+
+  // Copies `n` staged (pinned) elements into `buffer` on stream_, in order with
+  // the kernels after it; the buffer grows only when it is too small.
+  template <typename T>
+  void queue_upload(DeviceBuffer<T>& buffer, const T* staged, std::size_t n, const char* what) {
+    if (n > buffer.capacity) buffer.allocate(n, what);
+    buffer.count = n;
+    if (n > 0) check_cuda(cudaMemcpyAsync(buffer.data, staged, n * sizeof(T), cudaMemcpyHostToDevice, stream_), what);
   }
 
  public:
@@ -891,20 +998,19 @@ class GpuEngine final : public SwEngine {
     for (std::size_t p = 0; p < pairs.size(); ++p) check_end(queries, pairs[p], ends[p]);
     upload_queries_and_matrix(queries, matrix);
     for (const WarpDpBatch& batch : batches(pairs, ends, queries)) {
-      std::vector<uint4> bits;
-      const std::vector<int3> corners = run_warp_dp<WarpDp::kTrace>(pairs, batch, gaps, &bits);
+      TracedBatch traced;
+      const std::vector<int3> corners = run_warp_dp<WarpDp::kTrace>(pairs, batch, gaps, &traced);
       for (std::size_t k = 0; k < batch.pairs.size(); ++k) {
         const std::size_t p = batch.pairs[k];
-        const std::vector<std::uint8_t>& query = queries[pairs[p].query];
-        const std::vector<std::uint8_t> target(pairs[p].target, pairs[p].target + pairs[p].target_length);
-        const uint4* words = bits.data() + batch.bits_offsets[k];
-        const int strips = (ends[p].query_end + 1 + 31) / 32;
-        out[p] = trace_back(query, target, ends[p], corners[k].x, [&](int i, int j) {
-          const uint4& w = words[static_cast<std::size_t>(j - 1) * strips + (i - 1) / 32];
-          const int r = (i - 1) % 32;
-          const std::uint32_t word = r < 8 ? w.x : r < 16 ? w.y : r < 24 ? w.z : w.w;
-          return static_cast<std::uint8_t>((word >> (4 * (r % 8))) & 0xF);
-        });
+        Alignment& a = out[p];
+        a.score = corners[k].x;
+        if (a.score == 0) continue;  // a wrong end: nothing walked; the caller sees the score
+        const WalkedAlignment& walk = traced.walked[k];
+        if (walk.left_matrix) throw std::invalid_argument("trace_back: the walk left the matrix");
+        a.query_begin = walk.query_begin, a.target_begin = walk.target_begin;
+        a.query_end = ends[p].query_end, a.target_end = ends[p].target_end;
+        a.identities = walk.identities, a.length = walk.length;
+        append_cigar_of_reversed_runs(traced.runs.data() + walk.first_run, walk.run_count, a.cigar);
       }
     }
     return out;
@@ -913,13 +1019,13 @@ class GpuEngine final : public SwEngine {
  private:
   // The query's score (+ offset) against every residue code and then
   // `codes - 25` padding codes (kPaddingScore + offset), strip by strip of
-  // `rows`, each row widened to `Score`; rows past the query's end score
-  // kPaddingScore + offset.
+  // `rows`, each row widened to `Score`, into profile[0 .. strips * codes *
+  // rows); rows past the query's end score kPaddingScore + offset.
   template <typename Score>
-  std::vector<Score> make_profile(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips,
-                                  int codes, int rows, int offset) const {
-    std::vector<Score> profile(static_cast<std::size_t>(strips) * codes * rows,
-                               static_cast<Score>(kPaddingScore + offset));
+  static void fill_profile(Score* profile, const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                           int strips, int codes, int rows, int offset) {
+    std::fill(profile, profile + static_cast<std::size_t>(strips) * codes * rows,
+              static_cast<Score>(kPaddingScore + offset));
     for (int strip = 0; strip < strips; ++strip)
       for (int code = 0; code < kAlphabetSize; ++code)
         for (int r = 0; r < rows; ++r) {
@@ -928,7 +1034,6 @@ class GpuEngine final : public SwEngine {
             profile[(static_cast<std::size_t>(strip) * codes + code) * rows + r] =
                 static_cast<Score>(matrix.score[code][query[row]] + offset);
         }
-    return profile;
   }
 
   // Lanes per pair of targets: enough for one strip each up to a warp (a
@@ -939,12 +1044,15 @@ class GpuEngine final : public SwEngine {
     return lanes;
   }
 
-  // The pair kernels' profile: int16 score + open, strips of `rows`.
-  void upload_pair_profile(DeviceBuffer<uint4>& buffer, const std::vector<std::uint8_t>& query,
-                           const ScoreMatrix& matrix, int rows, int padded_strips, const GapPenalties& gaps) {
-    const std::vector<std::int16_t> profile =
-        make_profile<std::int16_t>(query, matrix, padded_strips, kProfileCodes, rows, gaps.open);
-    buffer.upload_reusing(reinterpret_cast<const uint4*>(profile.data()), profile.size() / 8, "copying the query profile");
+  // The pair kernels' profile: int16 score + open, strips of `rows`, staged
+  // in `staging` and queued for `buffer`.
+  void queue_pair_profile(DeviceBuffer<uint4>& buffer, PinnedBuffer<std::int16_t>& staging,
+                          const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int rows,
+                          int padded_strips, const GapPenalties& gaps) {
+    const std::size_t values = static_cast<std::size_t>(padded_strips) * kProfileCodes * rows;
+    staging.reserve(values, "allocating pinned memory for the query profile");
+    fill_profile(staging.data, query, matrix, padded_strips, kProfileCodes, rows, gaps.open);
+    queue_upload(buffer, reinterpret_cast<const uint4*>(staging.data), values / 8, "copying the query profile");
   }
 
   // Sorted targets from the first pair holding one of kLongTarget residues
@@ -1014,29 +1122,23 @@ class GpuEngine final : public SwEngine {
   }
 
   // A short query against the long targets, transposed: warp_dp_kernel with
-  // the long targets as its rows and the query as its columns (one copy per
-  // target). A Smith-Waterman score does not change when the two sequences
-  // swap roles (parse_ncbi_matrix refuses asymmetric matrices), and a query
-  // of a few hundred rows leaves most lanes of the other way round idle.
-  void upload_transposed_inputs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix) {
+  // the long targets as its rows and the query as every pair's columns (one
+  // copy serves them all). A Smith-Waterman score does not change when the
+  // two sequences swap roles (parse_ncbi_matrix refuses asymmetric
+  // matrices), and a query of a few hundred rows leaves most lanes of the
+  // other way round idle. Here its inputs: the query, the matrix (uploaded
+  // when it changes), room for each long target's boundary row.
+  void queue_transposed_inputs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix) {
     const std::size_t targets = target_count_ - 2 * bulk_pairs_;
-    std::vector<std::uint8_t> copies;
-    std::vector<std::uint64_t> offsets{0}, scratch_offsets;
-    std::vector<std::uint32_t> rows_of;
-    copies.reserve(targets * query.size());
-    for (std::size_t k = 0; k < targets; ++k) {
-      copies.insert(copies.end(), query.begin(), query.end());
-      offsets.push_back(copies.size());
-      scratch_offsets.push_back(k * query.size());
-      rows_of.push_back(static_cast<std::uint32_t>(k));
+    transposed_query_host_.reserve(query.size(), "allocating pinned memory for the query");
+    std::copy(query.begin(), query.end(), transposed_query_host_.data);
+    queue_upload(transposed_columns_, transposed_query_host_.data, query.size(), "copying the query to the GPU");
+    if (!transposed_matrix_.data || transposed_matrix_scores_ != matrix.score) {
+      std::vector<std::int8_t> scores;
+      for (const auto& row : matrix.score) scores.insert(scores.end(), row.begin(), row.end());
+      transposed_matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
+      transposed_matrix_scores_ = matrix.score;
     }
-    transposed_columns_.upload_reusing(copies.data(), copies.size(), "copying the query to the GPU");
-    transposed_column_offsets_.upload_reusing(offsets.data(), offsets.size(), "copying the query to the GPU");
-    transposed_scratch_offsets_.upload_reusing(scratch_offsets.data(), targets, "copying the query to the GPU");
-    transposed_rows_of_.upload_reusing(rows_of.data(), targets, "copying the query to the GPU");
-    std::vector<std::int8_t> scores;
-    for (const auto& row : matrix.score) scores.insert(scores.end(), row.begin(), row.end());
-    transposed_matrix_.upload_reusing(scores.data(), scores.size(), "copying the matrix to the GPU");
     if (transposed_scratch_.capacity < targets * query.size())
       transposed_scratch_.allocate(targets * query.size(), "allocating the long targets' DP rows on the GPU");
     if (transposed_results_.capacity < targets)
@@ -1045,11 +1147,22 @@ class GpuEngine final : public SwEngine {
 
   void score_long_transposed(const GapPenalties& gaps) {
     const std::uint32_t targets = static_cast<std::uint32_t>(target_count_ - 2 * bulk_pairs_);
-    const WarpDpArguments args{long_targets_.data,      long_target_offsets_.data, transposed_columns_.data,
-                               transposed_column_offsets_.data, transposed_rows_of_.data, nullptr,
-                               targets,                 transposed_matrix_.data,   gaps.open,
-                               gaps.extend,             transposed_scratch_.data,  transposed_scratch_offsets_.data,
-                               nullptr,                 nullptr,                   transposed_results_.data};
+    const WarpDpArguments args{long_targets_.data,
+                               long_target_offsets_.data,
+                               transposed_columns_.data,
+                               nullptr,
+                               nullptr,
+                               nullptr,
+                               targets,
+                               transposed_matrix_.data,
+                               gaps.open,
+                               gaps.extend,
+                               transposed_scratch_.data,
+                               nullptr,
+                               nullptr,
+                               nullptr,
+                               transposed_results_.data,
+                               static_cast<std::uint32_t>(transposed_columns_.count)};
     const std::size_t threads = std::size_t{targets} * 32;
     warp_dp_kernel<WarpDp::kScore><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
                                      kThreadsPerBlock, 0, long_stream_>>>(args);
@@ -1082,8 +1195,8 @@ class GpuEngine final : public SwEngine {
   // The 8-bit profile of the 32-bit kernel, padded to whole passes of 32 strips.
   void upload_profile8(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
     const int padded = (strips + 31) / 32 * 32;
-    const std::vector<std::int8_t> profile =
-        make_profile<std::int8_t>(query, matrix, padded, kAlphabetSize, kStripRows, 0);
+    std::vector<std::int8_t> profile(static_cast<std::size_t>(padded) * kAlphabetSize * kStripRows);
+    fill_profile(profile.data(), query, matrix, padded, kAlphabetSize, kStripRows, 0);
     profile8_.upload_reusing(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
   }
 
@@ -1158,9 +1271,15 @@ class GpuEngine final : public SwEngine {
     return out;
   }
 
+  // A traceback batch's walks, back from the device.
+  struct TracedBatch {
+    std::vector<WalkedAlignment> walked;  // per batch pair
+    std::vector<TracebackRun> runs;       // walked[k]'s at [first_run, first_run + run_count)
+  };
+
   template <WarpDp kMode>
   std::vector<int3> run_warp_dp(const std::vector<HitPair>& pairs, const WarpDpBatch& batch, const GapPenalties& gaps,
-                                std::vector<uint4>* bits) {
+                                TracedBatch* traced) {
     const std::size_t count = batch.pairs.size();
     std::vector<std::uint8_t> residues;
     std::vector<std::uint64_t> offsets{0}, scratch_offsets;
@@ -1187,26 +1306,64 @@ class GpuEngine final : public SwEngine {
     if (kTrace) {
       end_bits_offsets_.upload(batch.bits_offsets.data(), count, "copying the hits' layout to the GPU");
       end_bits_.allocate(std::max<std::uint64_t>(batch.bits_words, 1), "allocating the traceback bits on the GPU");
+      prepare_traceback_walks(batch);
     }
     const WarpDpArguments args{end_queries_.data,   end_query_offsets_.data,   end_targets_.data,
                                end_target_offsets_.data, end_pair_query_.data, end_boxes_.data,
                                static_cast<std::uint32_t>(count), end_matrix_.data, gaps.open,
                                gaps.extend,         end_scratch_.data,         end_scratch_offsets_.data,
-                               end_bits_.data,      end_bits_offsets_.data,    end_results_.data};
+                               end_bits_.data,      end_bits_offsets_.data,    end_results_.data,
+                               0};
     const std::size_t threads = count * 32;
     warp_dp_kernel<kMode><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
                             kThreadsPerBlock, 0, stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the hits' DP kernel");
+    if (kTrace) launch_traceback_walks(count);
     stream_.synchronize("the hits' dynamic programming on the GPU");
     std::vector<int3> results(count);
     check_cuda(cudaMemcpy(results.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
                "copying the hits' results back");
     if (kTrace) {
-      bits->resize(batch.bits_words);
-      check_cuda(cudaMemcpy(bits->data(), end_bits_.data, batch.bits_words * sizeof(uint4), cudaMemcpyDeviceToHost),
-                 "copying the traceback bits back");
+      traced->walked.resize(count);
+      check_cuda(cudaMemcpy(traced->walked.data(), walked_.data, count * sizeof(WalkedAlignment),
+                            cudaMemcpyDeviceToHost), "copying the alignments back");
+      unsigned long long used = 0;
+      check_cuda(cudaMemcpy(&used, runs_used_.data, sizeof used, cudaMemcpyDeviceToHost), "copying the alignments back");
+      traced->runs.resize(used);
+      if (used > 0)
+        check_cuda(cudaMemcpy(traced->runs.data(), runs_.data, used * sizeof(TracebackRun), cudaMemcpyDeviceToHost),
+                   "copying the alignments back");
     }
     return results;
+  }
+
+  // The walks' buffers, allocated before any launch of the batch (a cudaFree
+  // would wait for the kernels).
+  void prepare_traceback_walks(const WarpDpBatch& batch) {
+    std::vector<std::uint64_t> scratch_offsets;
+    std::uint64_t room = 0;
+    for (const int2& box : batch.boxes) {
+      scratch_offsets.push_back(room);
+      room += static_cast<std::uint64_t>(box.x) + box.y + 2;  // a walk's columns, off the matrix included
+    }
+    walk_scratch_offsets_.upload(scratch_offsets.data(), scratch_offsets.size(), "copying the alignments' layout to the GPU");
+    walk_scratch_.allocate(room, "allocating the alignments' runs on the GPU");
+    runs_.allocate(room, "allocating the alignments' runs on the GPU");
+    walked_.allocate(batch.boxes.size(), "allocating the alignments on the GPU");
+    if (!runs_used_.data) runs_used_.allocate(1, "allocating the alignments' runs on the GPU");
+  }
+
+  // A thread per pair walks its bits (trace_walk_kernel), in stream order after warp_dp_kernel.
+  void launch_traceback_walks(std::size_t count) {
+    check_cuda(cudaMemsetAsync(runs_used_.data, 0, sizeof(unsigned long long), stream_), "clearing the runs' count");
+    const TraceWalkArguments args{end_queries_.data,  end_query_offsets_.data, end_targets_.data,
+                                  end_target_offsets_.data, end_pair_query_.data, end_boxes_.data,
+                                  end_bits_.data,      end_bits_offsets_.data,  end_results_.data,
+                                  static_cast<std::uint32_t>(count), walk_scratch_.data, walk_scratch_offsets_.data,
+                                  runs_.data,          runs_used_.data,         walked_.data};
+    trace_walk_kernel<<<static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock,
+                        0, stream_>>>(args);
+    check_cuda(cudaGetLastError(), "launching the traceback walks");
   }
 
   std::string name_;
@@ -1225,11 +1382,11 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<char4> profile8_;
   DeviceBuffer<uint4> profile16_, profile_long_;
   // The transposed path (queries shorter than kTransposedQueryBelow): the
-  // long pairs' targets, contiguous, and the query once per target.
+  // long pairs' targets, contiguous, and the query once (every long target's columns).
   DeviceBuffer<std::uint8_t> long_targets_, transposed_columns_;
-  DeviceBuffer<std::uint64_t> long_target_offsets_, transposed_column_offsets_, transposed_scratch_offsets_;
-  DeviceBuffer<std::uint32_t> transposed_rows_of_;
+  DeviceBuffer<std::uint64_t> long_target_offsets_;
   DeviceBuffer<std::int8_t> transposed_matrix_;
+  std::array<std::array<std::int8_t, kAlphabetSize>, kAlphabetSize> transposed_matrix_scores_{};  // what it holds
   DeviceBuffer<int2> transposed_scratch_;
   DeviceBuffer<int3> transposed_results_;
   DeviceBuffer<int2> ring_;
@@ -1239,6 +1396,10 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::int32_t> best_threshold_;
   DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
   PinnedBuffer<BestScoresHost> host_best_;
+  PinnedBuffer<std::uint32_t> flagged_host_;  // queue_scan()'s saturated targets
+  // Each query's inputs, staged for their asynchronous copies.
+  PinnedBuffer<std::int16_t> profile16_host_, profile_long_host_;
+  PinnedBuffer<std::uint8_t> transposed_query_host_;
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
@@ -1248,6 +1409,10 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint64_t> end_scratch_offsets_, end_bits_offsets_;
   DeviceBuffer<uint4> end_bits_;
   DeviceBuffer<int3> end_results_;
+  DeviceBuffer<std::uint64_t> walk_scratch_offsets_;
+  DeviceBuffer<TracebackRun> walk_scratch_, runs_;
+  DeviceBuffer<unsigned long long> runs_used_;
+  DeviceBuffer<WalkedAlignment> walked_;
 };
 
 }  // namespace

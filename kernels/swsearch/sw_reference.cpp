@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "sw.h"
 #include "sw_engine.h"
+#include "sw_traceback.h"
 
 namespace helix::swsearch {
 namespace {
@@ -52,15 +53,6 @@ void run_dp(const std::vector<std::uint8_t>& query, const std::vector<std::uint8
     }
     std::swap(h_previous, h_current);
   }
-}
-
-void append_op(std::string& cigar, char& last, int& run, char op) {
-  if (op == last) {
-    ++run;
-    return;
-  }
-  if (run > 0) cigar += std::to_string(run) + last;
-  last = op, run = 1;
 }
 
 }  // namespace
@@ -107,42 +99,14 @@ Alignment trace_back(const std::vector<std::uint8_t>& query, const std::vector<s
   Alignment alignment;
   alignment.score = end_score;
   if (end_score == 0) return alignment;
-  // Walk back from the end; state H, E (in a D run) or F (in an I run).
-  std::string reversed_ops;
-  int i = end.query_end + 1, j = end.target_end + 1;
-  char state = 'H';
-  while (true) {
-    if (i < 0 || j < 0) throw std::invalid_argument("trace_back: the walk left the matrix");
-    const std::uint8_t bits = i == 0 || j == 0 ? std::uint8_t{kHFromZero} : bits_at(i, j);  // row and column 0: H = 0
-    if (state == 'H') {
-      const std::uint8_t source = bits & kHSourceMask;
-      if (source == kHFromZero) break;  // H = 0: the alignment starts after this cell
-      if (source == kHFromDiagonal) {
-        reversed_ops += 'M';
-        alignment.identities += query[i - 1] == target[j - 1];
-        --i, --j;
-      } else {
-        state = source == kHFromF ? 'F' : 'E';
-      }
-    } else if (state == 'F') {  // query residue i against a gap
-      reversed_ops += 'I';
-      const bool extends = bits & kFExtends;
-      --i;
-      if (!extends) state = 'H';
-    } else {  // state E: target residue j against a gap
-      reversed_ops += 'D';
-      const bool extends = bits & kEExtends;
-      --j;
-      if (!extends) state = 'H';
-    }
-  }
-  alignment.query_begin = i, alignment.target_begin = j;
+  std::vector<TracebackRun> reversed_runs;
+  const TracebackWalk walk = walk_traceback(query.data(), target.data(), end.query_end + 1, end.target_end + 1, bits_at,
+                                            [&](TracebackRun run) { reversed_runs.push_back(run); });
+  if (walk.left_matrix) throw std::invalid_argument("trace_back: the walk left the matrix");
+  alignment.query_begin = walk.query_begin, alignment.target_begin = walk.target_begin;
   alignment.query_end = end.query_end, alignment.target_end = end.target_end;
-  alignment.length = static_cast<int>(reversed_ops.size());
-  char last = 0;
-  int run = 0;
-  for (auto op = reversed_ops.rbegin(); op != reversed_ops.rend(); ++op) append_op(alignment.cigar, last, run, *op);
-  if (run > 0) alignment.cigar += std::to_string(run) + last;
+  alignment.identities = walk.identities, alignment.length = walk.length;
+  append_cigar_of_reversed_runs(reversed_runs.data(), reversed_runs.size(), alignment.cigar);
   return alignment;
 }
 

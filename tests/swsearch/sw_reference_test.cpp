@@ -138,6 +138,30 @@ TEST_F(SwReference, AlignmentsFromAGivenEnd) {
   EXPECT_THROW(sw_align(p("WW"), p("WW"), blosum62_, gaps, LocalScore{22, 1, -1}), std::invalid_argument);
 }
 
+// trace_back() over hand-made bits (the walk sw_traceback.h shares with the
+// GPU engine): consecutive gap columns make one CIGAR run, the start is where
+// H came from zero, and bits that lead off the matrix are refused.
+TEST_F(SwReference, TraceBackWalksTheBitsItIsGiven) {
+  // (3, 2): H from F, F extends -> I; (2, 2): F opened -> I, back to H;
+  // (1, 2): diagonal -> M; (0, 1): row 0, H = 0: the alignment starts at (0, 1).
+  const auto gapped = [](int i, int j) -> std::uint8_t {
+    return i == 3 && j == 2 ? kHFromF | kFExtends : kHFromDiagonal;
+  };
+  const Alignment a = trace_back(p("WAW"), p("PW"), LocalScore{7, 2, 1}, 7, gapped);
+  EXPECT_EQ(a.cigar, "1M2I");
+  EXPECT_EQ(a.query_begin, 0);
+  EXPECT_EQ(a.target_begin, 1);
+  EXPECT_EQ(a.query_end, 2);
+  EXPECT_EQ(a.target_end, 1);
+  EXPECT_EQ(a.identities, 1);  // the M column: query residue 1 (W) against target residue 2 (W)
+  EXPECT_EQ(a.length, 3);
+  // Every cell says "F, extending": the I run walks up past row 0.
+  const auto upward = [](int, int) -> std::uint8_t { return kHFromF | kFExtends; };
+  EXPECT_THROW(trace_back(p("WW"), p("WW"), LocalScore{5, 1, 1}, 5, upward), std::invalid_argument);
+  // A zero score walks nothing.
+  EXPECT_EQ(trace_back(p("WW"), p("WW"), LocalScore{}, 0, upward).cigar, "");
+}
+
 TEST_F(SwReference, RandomPairsRescoreFromTheirCigar) {
   std::uint32_t state = 99;
   auto random_protein = [&](int length) {
