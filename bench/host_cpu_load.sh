@@ -22,7 +22,7 @@
 # HOST_LOAD_SIZE_CLASS=cpu|gpu (issue 19) makes the work units of that BOINC
 # size class instead, with helix-wu's class defaults (`--size-class`, no
 # explicit sizes): swsearch the class's chunk of DB (20 M or 200 M residues,
-# at most the whole DB) and one WU's queries (16 or 512); hmmsearch the same
+# at most the whole DB) and one WU's queries (96 or 4,096); hmmsearch the same
 # chunk; glcm the three plates (cpu) or 10 copies of each (gpu: about the
 # class's cost); mrf the same volume (a WU is one volume in either class).
 # HOST_LOAD_ENGINE=cpu runs `HELIX --cpu` (the CPU engine on one core).
@@ -42,8 +42,8 @@ engine_flags=(--device 0)
 [[ ${HOST_LOAD_ENGINE:-gpu} == cpu ]] && engine_flags=(--cpu)
 case $size_class in
   "") query_count=32 ;;
-  cpu) chunk_residues=20000000 query_count=16 ;;
-  gpu) chunk_residues=200000000 query_count=512 ;;
+  cpu) chunk_residues=20000000 query_count=96 ;;
+  gpu) chunk_residues=200000000 query_count=4096 ;;
   *) echo "host_cpu_load: HOST_LOAD_SIZE_CLASS must be cpu or gpu" >&2; exit 1 ;;
 esac
 # The make options that size a WU: the class's defaults, or this script's own.

@@ -32,8 +32,8 @@ struct QueryHits {
   int query_length = 0;
   std::vector<Hit> hits;  // score descending, then ordinal ascending; only scores > 0
 };
-// Where a job's wall time went, seconds (the app prints it to stderr).
-// Wall and process CPU seconds per phase; load: the blocks' targets onto the engine.
+// Where a job's time went (the app prints it to stderr): wall and process CPU
+// seconds per phase; load: the blocks' targets onto the engine.
 struct SearchPhases {
   PhaseTime read, load, scan, ends, align;
 };

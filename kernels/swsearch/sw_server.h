@@ -58,13 +58,16 @@ constexpr double kOpsPerCell = 10;
 // Database chunk size, in residues, when --chunk-residues is not given: ~20 MB
 // of residues, seconds per query on a GPU, a modest download per WU.
 constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
-// Queries per WU when --queries-per-wu is not given.
-constexpr std::size_t kDefaultQueriesPerWu = 16;
-// The GPU size class's defaults (core/size_class.h): 10 x the residues and 32 x
-// the queries, 320 x the cells (a CPU-class WU is about a minute on one core,
-// a GPU-class one tens of seconds of scan on an H100; bench/RESULTS.md).
+// Queries per WU when --queries-per-wu is not given: with the chunk's 20 M
+// residues, about two minutes on one CPU core (the CPU engine's ~6 GCUPS a
+// core at the queries' mean length of ~360; bench/RESULTS.md).
+constexpr std::size_t kDefaultQueriesPerWu = 96;
+// The GPU size class's defaults (core/size_class.h): 10 x the residues and
+// about 43 x the queries, 427 x the cells: about three minutes of scan on an
+// H100 at its ~1.7 TCUPS, so that the WU's fixed costs (start, reading and
+// packing the chunk) and the host's share per query stay small beside it.
 constexpr std::uint64_t kGpuChunkResidues = 200'000'000;
-constexpr std::size_t kGpuQueriesPerWu = 512;
+constexpr std::size_t kGpuQueriesPerWu = 4096;
 // The hits file at its largest: top_hits lines per query, each two ids of at
 // most `longest_id` characters and the numbers, and a CIGAR of at most 2
 // characters per column (query + longest target columns) on the first

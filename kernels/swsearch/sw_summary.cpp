@@ -19,4 +19,19 @@ std::string sw_summary_json(const SearchResult& result) {
   return summary.dump(1) + "\n";
 }
 
+namespace {
+// Beside the ids: the kind, the engine (up to 1,024 bytes), the chunk's sizes
+// and the keys with their indentation; per query, its keys, indentation and
+// numbers at their widest (an int32 best score, a 10-digit length, 5-digit hits).
+constexpr std::size_t kFixedBytes = 2048, kEngineBytes = 1024, kBytesPerQuery = 128;
+}  // namespace
+
+std::size_t summary_bytes_bound(const SwParams& params, const std::vector<std::string>& query_ids) {
+  // The params sit one level deeper in the summary than in their own dump:
+  // twice their size covers the added indentation.
+  std::size_t bytes = kFixedBytes + kEngineBytes + 2 * sw_params_json(params).dump(1).size();
+  for (const std::string& id : query_ids) bytes += nlohmann::json(id).dump().size() + kBytesPerQuery;
+  return bytes;
+}
+
 }  // namespace helix::swsearch

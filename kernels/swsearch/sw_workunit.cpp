@@ -21,7 +21,9 @@
 #include "core/size_class.h"
 #include "core/names.h"
 #include "core/sqlite_support.h"
+#include "core/work_protocol.h"
 #include "sw_server.h"
+#include "sw_summary.h"
 
 namespace helix::swsearch {
 
@@ -144,6 +146,18 @@ std::vector<FastaRecord> read_fasta_file(const std::string& path, const std::str
   return records;
 }
 
+// A batch's result summary must fit the summary's limit (the output template's
+// max_nbytes): a client's larger file would be refused, its work lost.
+void check_summary_fits(const Plan& plan, const std::pair<std::size_t, std::size_t>& batch) {
+  std::vector<std::string> ids;
+  for (std::size_t q = batch.first; q < batch.second; ++q) ids.push_back(plan.queries[q].id);
+  const std::size_t bound = summary_bytes_bound(plan.params, ids);
+  if (bound > kMaxSummaryBytes)
+    throw InputError("queries " + std::to_string(batch.first + 1) + "-" + std::to_string(batch.second) +
+                     ": a WU's result summary could reach " + std::to_string(bound) + " bytes, over its limit of " +
+                     std::to_string(kMaxSummaryBytes) + "; give fewer --queries-per-wu (or shorter query ids)");
+}
+
 Plan make_plan(const MakeOptions& options) {
   if (!is_plain_name(options.name)) throw InputError("--name must be a plain name ([A-Za-z0-9._-], not starting with '.')");
   if (options.chunk_residues == 0) throw InputError("--chunk-residues must be positive");
@@ -154,8 +168,10 @@ Plan make_plan(const MakeOptions& options) {
   plan.queries = read_fasta_file(options.queries, "queries");
   plan.params = checked_params(options, plan.database);
   plan.chunks = plan_chunks(plan.database, options.chunk_residues);
-  for (std::size_t first = 0; first < plan.queries.size(); first += options.queries_per_wu)
+  for (std::size_t first = 0; first < plan.queries.size(); first += options.queries_per_wu) {
     plan.batches.push_back({first, std::min(plan.queries.size(), first + options.queries_per_wu)});
+    check_summary_fits(plan, plan.batches.back());
+  }
   return plan;
 }
 
@@ -266,7 +282,7 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->add_option("--alignments", options->alignments, "of them, with a full alignment, 0..top-hits (default 10)");
   command->add_option("--chunk-residues", options->chunk_residues,
                       "database chunk size in residues, about (default 20,000,000; size class gpu 200,000,000)");
-  command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 16; size class gpu 512)");
+  command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 96; size class gpu 4096)");
   add_size_class_option(command, &options->size_class);
   command->add_option("--block-targets", options->block_targets,
                       "targets scored between checkpoints, 1..16777216 (default 65536)");

@@ -19,7 +19,8 @@ bool sw_data_present();
 #define SKIP_WITHOUT_SW_DATA() \
   if (!helix::test::sw_data_present()) GTEST_SKIP() << "ncbi-data or hmmer-examples are not installed"
 
-// The first `count` records of globins45.fa as a FASTA file in `dir`; returns its path.
+// The first `count` records of globins45.fa (past its 45, the same again with
+// ids ending "_copyN") as a FASTA file in `dir`; returns its path.
 std::string globin_queries(const std::string& dir, std::size_t count);
 
 // `helix-wu <args...>` with the swsearch commands (run_workunit_command).

@@ -12,6 +12,7 @@
 #include "sw_test_util.h"
 #include "workunit_writer.h"
 #include "swsearch/sw_server.h"
+#include "swsearch/sw_summary.h"
 
 namespace helix::test {
 namespace {
@@ -72,13 +73,13 @@ TEST(SwWorkunit, OneWuPerBatchAndChunkWithWholeDatabaseTotals) {
   EXPECT_EQ(queries[0].id, database[2].id);
 }
 
-// Job size matching (core/size_class.h): the GPU class's defaults put 32 x the
+// Job size matching (core/size_class.h): the GPU class's defaults put more
 // queries (and 10 x the residues) in a WU, an explicit size option still wins,
 // the class goes on create_work's command line, and nothing the app, the
 // validator or the assimilator reads changes with it.
 TEST(SwWorkunit, SizeClassesSetTheDefaultsAndMarkTheWorkUnits) {
   SKIP_WITHOUT_SW_DATA();
-  const std::string dir = scratch_dir("sw_wu_class"), queries = globin_queries(dir, 45);
+  const std::string dir = scratch_dir("sw_wu_class"), queries = globin_queries(dir, 200);
   auto make = [&](const std::string& out, const std::vector<std::string>& extra) {
     std::vector<std::string> args{"swsearch", "make", "--db", kGlobins, "--queries", queries,
                                   "--name", "gl", "--out", dir + "/" + out};
@@ -89,10 +90,10 @@ TEST(SwWorkunit, SizeClassesSetTheDefaultsAndMarkTheWorkUnits) {
   const WuRun gpu = make("gpu", {"--size-class", "gpu"});
   const WuRun sized = make("sized", {"--size-class", "GPU", "--queries-per-wu", "16", "--chunk-residues", "2300"});
   ASSERT_EQ(none.error + cpu.error + gpu.error + sized.error, "");
-  EXPECT_EQ(none.specs.size(), 3u);  // 45 queries, 16 a WU, one chunk of 6,519 residues
+  EXPECT_EQ(none.specs.size(), 3u);  // 200 queries, 96 a WU, one chunk of 6,519 residues
   ASSERT_EQ(cpu.specs.size(), 3u);
-  EXPECT_EQ(gpu.specs.size(), 1u);       // 512 a WU
-  EXPECT_EQ(sized.specs.size(), 3u * 3u);  // the explicit sizes
+  EXPECT_EQ(gpu.specs.size(), 1u);          // 4,096 a WU
+  EXPECT_EQ(sized.specs.size(), 13u * 3u);  // the explicit sizes: 16 queries a WU, three chunks
   for (const auto& spec : none.specs) EXPECT_EQ(spec.size_class, -1);
   for (const auto& spec : cpu.specs) EXPECT_EQ(spec.size_class, 0);
   for (const auto& spec : gpu.specs) EXPECT_EQ(spec.size_class, 1);
@@ -151,6 +152,41 @@ TEST(SwWorkunit, BadInputIsRefusedWithNothingWritten) {
   expect_refused({"--gap-open", "30", "--gap-extend", "5"}, good, "");  // no Karlin-Altschul estimate
   expect_refused({"--block-targets", "0"}, good, "block_targets");
   expect_refused({"--block-targets", "16777217"}, good, "block_targets");
+}
+
+// A WU's result summary grows with its queries: make refuses a batch whose
+// summary could pass the summary's limit (the client would refuse the file),
+// and the bound it checks holds for the widest numbers and awkward ids.
+TEST(SwWorkunit, BatchesWhoseSummaryCouldPassItsLimitAreRefused) {
+  SKIP_WITHOUT_SW_DATA();
+  const std::string dir = scratch_dir("sw_wu_summary"), out = dir + "/out";
+  std::string queries;  // 20 queries of 60,000-character ids: about 1.2 MB of summary
+  for (int q = 0; q < 20; ++q) queries += ">" + std::string(60000, 'a' + q) + "\nMKVLAAGIVG\n";
+  write_file_atomic(dir + "/queries.fa", queries);
+  auto make = [&](const char* per_wu) {
+    return run_sw_wu({"swsearch", "make", "--db", kGlobins, "--queries", dir + "/queries.fa", "--queries-per-wu",
+                      per_wu, "--name", "sum", "--out", out});
+  };
+  const WuRun refused = make("20");
+  EXPECT_NE(refused.error.find("queries 1-20: a WU's result summary could reach"), std::string::npos) << refused.error;
+  EXPECT_EQ(refused.error.find('\n'), std::string::npos) << refused.error;
+  EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out));
+  const WuRun halves = make("10");
+  EXPECT_EQ(halves.error, "");
+  EXPECT_EQ(halves.specs.size(), 2u);
+
+  swsearch::SearchResult result;
+  result.engine = std::string(1024, 'e');
+  result.chunk_targets = result.chunk_residues = ~std::uint64_t{0};
+  std::vector<std::string> ids;
+  for (int q = 0; q < 300; ++q) {
+    swsearch::QueryHits hits{q % 2 ? std::string(q, '"') : std::string(q, '\x01'), 2147483647, {}};
+    if (q < 2) hits.hits.resize(10000);
+    for (auto& hit : hits.hits) hit.score = -2147483647 - 1;
+    ids.push_back(hits.query_id);
+    result.queries.push_back(std::move(hits));
+  }
+  EXPECT_LE(swsearch::sw_summary_json(result).size(), swsearch::summary_bytes_bound(result.params, ids));
 }
 
 }  // namespace
