@@ -288,8 +288,23 @@ log "forged the summary of $forged"
 set_daemons "${base_daemons[@]}" "script_validator -d 3 --app helix --init_script helix_validate_init --compare_script helix_validate_compare" \
   "script_assimilator -d 3 --app helix --script helix_assimilate"
 (cd "$project" && bin/stop && bin/start) >/dev/null || fail "restarting the daemons failed"
+# A WU whose last result was reported just before the restart can be met by
+# the new validator before that result counts as viable: it finds too few for
+# the quorum, clears need_validate and leaves the WU to the transitioner, whose
+# next look is the WU's delay bound (a week) away. Every 30 s, such a WU
+# (no canonical result, not waiting for the validator, two successful results)
+# is handed back to the transitioner now, which asks the validator again.
+last_revisit=$SECONDS
+revisit_stalled_wus() {
+  ((SECONDS - last_revisit >= 30)) || return 0
+  last_revisit=$SECONDS
+  sql "UPDATE workunit w SET transition_time=UNIX_TIMESTAMP() WHERE w.canonical_resultid=0 AND w.need_validate=0
+       AND w.transition_time > UNIX_TIMESTAMP() + 60
+       AND (SELECT count(*) FROM result r WHERE r.workunitid=w.id AND r.server_state=5 AND r.outcome=1) >= 2" >/dev/null
+}
 all_assimilated() {
   nudge_client
+  revisit_stalled_wus
   [[ $(sql "SELECT count(*) FROM workunit WHERE assimilate_state=2") == "$wu_count" ]]
 }
 wait_for 900 "assimilation of all $wu_count WUs" all_assimilated
