@@ -913,8 +913,8 @@ class GpuEngine final : public SwEngine {
     const int passes = (strips + group_size - 1) / group_size;
     const int long_strips = static_cast<int>((query.size() + kLongRows - 1) / kLongRows);
     const int long_passes = (long_strips + 31) / 32;
-    // Every profile the launches read, queued before any launch; a buffer
-    // that grows (cudaFree, cudaMalloc) does so while the device is idle.
+    // Every input the launches read, queued before any launch: a buffer that
+    // grows (cudaFree waits for the device) does so before this query's kernels.
     queue_pair_profile(profile16_, profile16_host_, query, matrix, kStripRows, passes * group_size, gaps);
     const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
     if (long_pairs_ > 0 && !transposed)
