@@ -197,11 +197,13 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
     engine.load_targets(chunk.targets.slice(first, count));
     phases.load += clock.lap();
-    for (std::size_t q = 0; q < queries.size(); ++q)
+    // Progress query by query: a CPU-class WU's chunk is one block of minutes.
+    for (std::size_t q = 0; q < queries.size(); ++q) {
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
                   first, chunk, params.top_hits);
+      runtime.report_progress(0.95 * (block + static_cast<double>(q + 1) / queries.size()) / blocks);
+    }
     state.next_block = block + 1;
-    runtime.report_progress(0.95 * state.next_block / blocks);
     checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     phases.scan += clock.lap();
   }

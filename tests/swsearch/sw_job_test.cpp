@@ -163,6 +163,22 @@ std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& para
   return {read_file_text((dir / "hits").string()), read_file_text((dir / "summary").string())};
 }
 
+// Progress rises query by query inside a block (a CPU-class WU's chunk is one
+// block of minutes), reaching the block's share at its end and 1 at the job's.
+TEST_F(SwJob, ProgressRisesWithEveryQuery) {
+  struct RecordingRuntime : DirectoryRuntime {
+    using DirectoryRuntime::DirectoryRuntime;
+    void report_progress(double fraction_done) override { reported.push_back(fraction_done); }
+    std::vector<double> reported;
+  } runtime(dir_.string());
+  auto engine = make_reference_engine();
+  run_sw_job(parse_sw_params(params_json(30)), *engine, runtime);  // 45 targets: blocks of 30 and 15
+  const std::vector<double> expected = {0.95 * (1.0 / 3) / 2, 0.95 * (2.0 / 3) / 2, 0.95 / 2,
+                                        0.95 * (1 + 1.0 / 3) / 2, 0.95 * (1 + 2.0 / 3) / 2, 0.95, 1.0};
+  ASSERT_EQ(runtime.reported.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k) EXPECT_DOUBLE_EQ(runtime.reported[k], expected[k]) << k;
+}
+
 TEST_F(SwJob, RestartsBetweenBlocksGiveTheSameBytes) {
   int restarts = 0;
   const auto straight = run_app(dir_, params_json(8), true, false, &restarts);
