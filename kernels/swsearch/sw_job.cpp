@@ -1,7 +1,7 @@
 // sw_job.cpp: a swsearch work unit from inputs to result (sw_job.h): the
-// scan of the database chunk block by block, checkpointed between blocks
-// (core/checkpoint.h's envelope around the candidates so far), then the
-// reported hits' ends and alignments.
+// scan of the database chunk block by block and query by query, checkpointed
+// after any query (core/checkpoint.h's envelope around the candidates so far),
+// then the reported hits' ends and alignments.
 #include "sw_job.h"
 
 #include <algorithm>
@@ -19,7 +19,8 @@
 namespace helix::swsearch {
 namespace {
 
-constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '1'};
+// 02: the state records the next query inside the next block (01: blocks only).
+constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '2'};
 
 // A candidate hit during the scan: ranked by score, then database ordinal.
 struct Candidate {
@@ -42,8 +43,11 @@ void merge_block(std::vector<Candidate>& current, const std::vector<ScoredTarget
   current.resize(keep);
 }
 
+// The scan goes block by block and, inside a block, query by query; a restart
+// resumes at query next_query of block next_block.
 struct ScanState {
   std::uint32_t next_block = 0;
+  std::uint32_t next_query = 0;
   std::vector<std::vector<Candidate>> candidates;  // per query
 };
 
@@ -55,6 +59,7 @@ std::string fingerprint(const SwParams& params, std::size_t queries, const Datab
 std::vector<std::uint8_t> encode_state(const ScanState& state, const std::string& print) {
   ByteWriter w = begin_checkpoint(kStateMagic, print);
   w.put<std::uint32_t>(state.next_block);
+  w.put<std::uint32_t>(state.next_query);
   w.put<std::uint32_t>(state.candidates.size());
   for (const auto& list : state.candidates) {
     w.put<std::uint32_t>(list.size());
@@ -69,6 +74,8 @@ bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& pri
   return read_checkpoint(bytes, kStateMagic, print, [&](ByteReader& r) {
     ScanState loaded;
     loaded.next_block = r.get<std::uint32_t>();
+    loaded.next_query = r.get<std::uint32_t>();
+    if (loaded.next_query >= std::max<std::size_t>(queries, 1)) return false;
     if (r.get<std::uint32_t>() != queries) return false;
     loaded.candidates.resize(queries);
     for (auto& list : loaded.candidates) {
@@ -197,14 +204,17 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
     const std::uint32_t count = std::min(params.block_targets, target_count - first);
     engine.load_targets(chunk.targets.slice(first, count));
     phases.load += clock.lap();
-    // Progress query by query: a CPU-class WU's chunk is one block of minutes.
-    for (std::size_t q = 0; q < queries.size(); ++q) {
+    // Progress, checkpoints and stops query by query: a CPU-class WU's chunk
+    // is one block of minutes.
+    for (std::size_t q = state.next_query; q < queries.size(); ++q) {
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
                   first, chunk, params.top_hits);
       runtime.report_progress(0.95 * (block + static_cast<double>(q + 1) / queries.size()) / blocks);
+      const bool block_done = q + 1 == queries.size();
+      state.next_block = block_done ? block + 1 : block;
+      state.next_query = block_done ? 0 : static_cast<std::uint32_t>(q + 1);
+      checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     }
-    state.next_block = block + 1;
-    checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     phases.scan += clock.lap();
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};

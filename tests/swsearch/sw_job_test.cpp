@@ -185,7 +185,7 @@ TEST_F(SwJob, RestartsBetweenBlocksGiveTheSameBytes) {
   EXPECT_EQ(restarts, 0);
   fs::remove(dir_ / "hits"), fs::remove(dir_ / "checkpoint.state");
   const auto interrupted = run_app(dir_, params_json(8), true, true, &restarts);
-  EXPECT_EQ(restarts, 3);  // 6 blocks of 8 targets; each run saves after one block and stops after the next
+  EXPECT_EQ(restarts, 9);  // 3 queries x 6 blocks of 8 targets; each run saves after one query and stops after the next
   EXPECT_EQ(interrupted, straight);
 }
 
