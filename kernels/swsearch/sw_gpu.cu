@@ -1133,12 +1133,7 @@ class GpuEngine final : public SwEngine {
     transposed_query_host_.reserve(query.size(), "allocating pinned memory for the query");
     std::copy(query.begin(), query.end(), transposed_query_host_.data);
     queue_upload(transposed_columns_, transposed_query_host_.data, query.size(), "copying the query to the GPU");
-    if (!transposed_matrix_.data || transposed_matrix_scores_ != matrix.score) {
-      std::vector<std::int8_t> scores;
-      for (const auto& row : matrix.score) scores.insert(scores.end(), row.begin(), row.end());
-      transposed_matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
-      transposed_matrix_scores_ = matrix.score;
-    }
+    upload_matrix(matrix);
     if (transposed_scratch_.capacity < targets * query.size())
       transposed_scratch_.allocate(targets * query.size(), "allocating the long targets' DP rows on the GPU");
     if (transposed_results_.capacity < targets)
@@ -1154,7 +1149,7 @@ class GpuEngine final : public SwEngine {
                                nullptr,
                                nullptr,
                                targets,
-                               transposed_matrix_.data,
+                               matrix_.data,
                                gaps.open,
                                gaps.extend,
                                transposed_scratch_.data,
@@ -1223,9 +1218,17 @@ class GpuEngine final : public SwEngine {
     if (residues.empty()) residues.push_back(0);  // no empty upload; the offsets say there is nothing
     end_queries_.upload(residues.data(), residues.size(), "copying the queries to the GPU");
     end_query_offsets_.upload(offsets.data(), offsets.size(), "copying the queries to the GPU");
+    upload_matrix(matrix);
+  }
+
+  // The matrix on the device (score[target code][query code], row by row), for
+  // the transposed scan and the hits' kernels; uploaded only when it changes.
+  void upload_matrix(const ScoreMatrix& matrix) {
+    if (matrix_.data && matrix_scores_ == matrix.score) return;
     std::vector<std::int8_t> scores;
     for (const auto& row : matrix.score) scores.insert(scores.end(), row.begin(), row.end());
-    end_matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
+    matrix_.upload(scores.data(), scores.size(), "copying the matrix to the GPU");
+    matrix_scores_ = matrix.score;
   }
 
   // A hit's end must lie inside its sequences (sw_align's own check).
@@ -1310,7 +1313,7 @@ class GpuEngine final : public SwEngine {
     }
     const WarpDpArguments args{end_queries_.data,   end_query_offsets_.data,   end_targets_.data,
                                end_target_offsets_.data, end_pair_query_.data, end_boxes_.data,
-                               static_cast<std::uint32_t>(count), end_matrix_.data, gaps.open,
+                               static_cast<std::uint32_t>(count), matrix_.data, gaps.open,
                                gaps.extend,         end_scratch_.data,         end_scratch_offsets_.data,
                                end_bits_.data,      end_bits_offsets_.data,    end_results_.data,
                                0};
@@ -1385,8 +1388,6 @@ class GpuEngine final : public SwEngine {
   // long pairs' targets, contiguous, and the query once (every long target's columns).
   DeviceBuffer<std::uint8_t> long_targets_, transposed_columns_;
   DeviceBuffer<std::uint64_t> long_target_offsets_;
-  DeviceBuffer<std::int8_t> transposed_matrix_;
-  std::array<std::array<std::int8_t, kAlphabetSize>, kAlphabetSize> transposed_matrix_scores_{};  // what it holds
   DeviceBuffer<int2> transposed_scratch_;
   DeviceBuffer<int3> transposed_results_;
   DeviceBuffer<int2> ring_;
@@ -1404,7 +1405,8 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
   DeviceBuffer<std::uint32_t> end_pair_query_;
-  DeviceBuffer<std::int8_t> end_matrix_;
+  DeviceBuffer<std::int8_t> matrix_;  // upload_matrix()'s
+  std::array<std::array<std::int8_t, kAlphabetSize>, kAlphabetSize> matrix_scores_{};  // what matrix_ holds
   DeviceBuffer<int2> end_scratch_, end_boxes_;
   DeviceBuffer<std::uint64_t> end_scratch_offsets_, end_bits_offsets_;
   DeviceBuffer<uint4> end_bits_;
