@@ -43,6 +43,11 @@ class SwEngine {
   virtual ~SwEngine() = default;
   virtual std::string description() const = 0;
   virtual void load_targets(const SequenceSet& targets) = 0;
+  // How many residues the engine takes in one load: the job loads as many
+  // whole blocks of the WU as fit (at least one) and scans them query by
+  // query, so a GPU waits once per query per load, not per block. 0 (the CPU
+  // engines): one block a load, a block being their checkpoints' grain.
+  virtual std::uint64_t round_residues() const { return 0; }
   // scores[t] = sw_score(query, target t, matrix, gaps).score for every loaded target.
   virtual std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                            const GapPenalties& gaps) = 0;
@@ -66,8 +71,8 @@ class SwEngine {
   // gaps, ends[p]): its score is what the recurrences hold at the end's cell,
   // which the caller compares with the end's. Throws std::invalid_argument for
   // an end outside its sequences. This base version runs the reference on the
-  // calling thread; the GPU engine computes the cells' traceback bits on the
-  // device and only walks them on the host (trace_back()).
+  // calling thread; the GPU engine computes the cells' traceback bits and
+  // walks them on the device (the reference's walk_traceback(), sw_traceback.h).
   virtual std::vector<Alignment> alignments(const std::vector<std::vector<std::uint8_t>>& queries,
                                             const std::vector<HitPair>& pairs, const std::vector<LocalScore>& ends,
                                             const ScoreMatrix& matrix, const GapPenalties& gaps);

@@ -789,6 +789,9 @@ class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "reading the GPU's free memory");
+    round_residues_ = free_bytes / 2 / kDeviceBytesPerResidue;
     stream_.create("creating a stream");
     long_stream_.create("creating a stream");
     exclusive_stream_.create("creating a stream");
@@ -803,6 +806,8 @@ class GpuEngine final : public SwEngine {
   std::string description() const override {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
   }
+
+  std::uint64_t round_residues() const override { return round_residues_; }
 
   void load_targets(const SequenceSet& targets) override {
     const std::size_t n = targets.size();
@@ -1369,7 +1374,13 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaGetLastError(), "launching the traceback walks");
   }
 
+  // Device memory a loaded residue takes: its packed code (1), its warp's
+  // scratch column (8), the long targets' second copy and slack. A load may
+  // take half of the memory free when the engine starts.
+  static constexpr std::uint64_t kDeviceBytesPerResidue = 12;
+
   std::string name_;
+  std::uint64_t round_residues_ = 0;
   CudaStream stream_;
   CudaStream long_stream_;       // the long pairs' kernel, beside the rest
   CudaStream exclusive_stream_;  // the longest pairs' kernel, beside both

@@ -1,5 +1,6 @@
 // sw_job.cpp: a swsearch work unit from inputs to result (sw_job.h): the
-// scan of the database chunk block by block and query by query, checkpointed
+// scan of the database chunk round by round (one or more whole blocks, as
+// many as the engine takes in one load) and query by query, checkpointed
 // after any query (core/checkpoint.h's envelope around the candidates so far),
 // then the reported hits' ends and alignments.
 #include "sw_job.h"
@@ -19,8 +20,9 @@
 namespace helix::swsearch {
 namespace {
 
-// 02: the state records the next query inside the next block (01: blocks only).
-constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '2'};
+// 03: the state records the round under way (02: one block a round; 01:
+// blocks only). An older state starts the WU afresh.
+constexpr char kStateMagic[8] = {'H', 'X', 'S', 'W', 'S', 'T', '0', '3'};
 
 // A candidate hit during the scan: ranked by score, then database ordinal.
 struct Candidate {
@@ -43,13 +45,28 @@ void merge_block(std::vector<Candidate>& current, const std::vector<ScoredTarget
   current.resize(keep);
 }
 
-// The scan goes block by block and, inside a block, query by query; a restart
-// resumes at query next_query of block next_block.
+// The scan goes round by round and, inside a round, query by query. A round
+// is blocks [next_block, round_end): a restart with next_query > 0 finishes
+// that round from query next_query, whatever round the engine it resumes on
+// would take (its first queries have seen all of the round's blocks).
 struct ScanState {
   std::uint32_t next_block = 0;
   std::uint32_t next_query = 0;
+  std::uint32_t round_end = 0;  // meaningful while next_query > 0
   std::vector<std::vector<Candidate>> candidates;  // per query
 };
+
+// The end of the round that starts at `block`: as many whole blocks as hold
+// `round_residues` residues together, at least one (0: one block).
+std::uint32_t round_end_of(const SequenceSet& targets, std::uint32_t block_targets, std::uint32_t block,
+                           std::uint32_t blocks, std::uint64_t round_residues) {
+  const auto block_start = [&](std::uint32_t b) {
+    return targets.offsets[std::min<std::size_t>(std::size_t{b} * block_targets, targets.size())];
+  };
+  std::uint32_t end = block + 1;
+  while (end < blocks && block_start(end + 1) - block_start(block) <= round_residues) ++end;
+  return end;
+}
 
 std::string fingerprint(const SwParams& params, std::size_t queries, const DatabaseChunk& chunk) {
   return sw_params_json(params).dump() + " " + std::to_string(queries) + " " + std::to_string(chunk.targets.size()) +
@@ -60,6 +77,7 @@ std::vector<std::uint8_t> encode_state(const ScanState& state, const std::string
   ByteWriter w = begin_checkpoint(kStateMagic, print);
   w.put<std::uint32_t>(state.next_block);
   w.put<std::uint32_t>(state.next_query);
+  w.put<std::uint32_t>(state.round_end);
   w.put<std::uint32_t>(state.candidates.size());
   for (const auto& list : state.candidates) {
     w.put<std::uint32_t>(list.size());
@@ -70,12 +88,15 @@ std::vector<std::uint8_t> encode_state(const ScanState& state, const std::string
 
 // False (start afresh, `state` untouched) for another WU's state or a damaged one.
 bool decode_state(const std::vector<std::uint8_t>& bytes, const std::string& print, std::size_t queries,
-                  std::size_t chunk_targets, ScanState& state) {
+                  std::size_t chunk_targets, std::uint32_t blocks, ScanState& state) {
   return read_checkpoint(bytes, kStateMagic, print, [&](ByteReader& r) {
     ScanState loaded;
     loaded.next_block = r.get<std::uint32_t>();
     loaded.next_query = r.get<std::uint32_t>();
+    loaded.round_end = r.get<std::uint32_t>();
     if (loaded.next_query >= std::max<std::size_t>(queries, 1)) return false;
+    if (loaded.next_block > blocks) return false;
+    if (loaded.next_query > 0 && (loaded.round_end <= loaded.next_block || loaded.round_end > blocks)) return false;
     if (r.get<std::uint32_t>() != queries) return false;
     loaded.candidates.resize(queries);
     for (auto& list : loaded.candidates) {
@@ -197,25 +218,31 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
   ScanState state;
   state.candidates.resize(queries.size());
   phases.read = clock.lap();
-  if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, state);
+  if (auto saved = runtime.restore_state()) decode_state(*saved, print, queries.size(), target_count, blocks, state);
   phases.read += clock.lap();
-  for (std::uint32_t block = state.next_block; block < blocks; ++block) {
+  for (std::uint32_t block = state.next_block; block < blocks;) {
+    const std::uint32_t round_end =
+        state.next_query > 0 ? state.round_end : round_end_of(chunk.targets, params.block_targets, block, blocks,
+                                                              engine.round_residues());
     const std::uint32_t first = block * params.block_targets;
-    const std::uint32_t count = std::min(params.block_targets, target_count - first);
+    const std::uint32_t count = std::min(round_end * params.block_targets, target_count) - first;
     engine.load_targets(chunk.targets.slice(first, count));
     phases.load += clock.lap();
     // Progress, checkpoints and stops query by query: a CPU-class WU's chunk
-    // is one block of minutes.
+    // is one block of minutes, a GPU's one round.
     for (std::size_t q = state.next_query; q < queries.size(); ++q) {
       merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
                   first, chunk, params.top_hits);
-      runtime.report_progress(0.95 * (block + static_cast<double>(q + 1) / queries.size()) / blocks);
-      const bool block_done = q + 1 == queries.size();
-      state.next_block = block_done ? block + 1 : block;
-      state.next_query = block_done ? 0 : static_cast<std::uint32_t>(q + 1);
+      runtime.report_progress(
+          0.95 * (block + (round_end - block) * static_cast<double>(q + 1) / queries.size()) / blocks);
+      const bool round_done = q + 1 == queries.size();
+      state.next_block = round_done ? round_end : block;
+      state.next_query = round_done ? 0 : static_cast<std::uint32_t>(q + 1);
+      state.round_end = round_done ? 0 : round_end;
       checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     }
     phases.scan += clock.lap();
+    block = round_end;
   }
   SearchResult result{params, {}, target_count, chunk.targets.residues.size(), engine.description(), {}};
   std::vector<std::vector<std::uint8_t>> query_residues;  // the engine's calls take the residues alone

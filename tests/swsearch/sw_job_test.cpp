@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -187,6 +188,89 @@ TEST_F(SwJob, RestartsBetweenBlocksGiveTheSameBytes) {
   const auto interrupted = run_app(dir_, params_json(8), true, true, &restarts);
   EXPECT_EQ(restarts, 9);  // 3 queries x 6 blocks of 8 targets; each run saves after one query and stops after the next
   EXPECT_EQ(interrupted, straight);
+}
+
+// The reference engine, taking `round_residues` a load (as the GPU engine
+// does), and noting how many targets each load held.
+class RoundEngine final : public SwEngine {
+ public:
+  explicit RoundEngine(std::uint64_t round_residues) : round_residues_(round_residues) {}
+  std::string description() const override { return inner_->description(); }
+  std::uint64_t round_residues() const override { return round_residues_; }
+  void load_targets(const SequenceSet& targets) override {
+    loads.push_back(targets.size());
+    inner_->load_targets(targets);
+  }
+  std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
+                                   const GapPenalties& gaps) override {
+    return inner_->scores(query, matrix, gaps);
+  }
+  std::vector<std::size_t> loads;
+
+ private:
+  std::uint64_t round_residues_;
+  std::unique_ptr<SwEngine> inner_ = make_reference_engine();
+};
+
+// Runs the job to its end on `engine_for(run)`, stopping after every
+// checkpoint when asked; returns the hits table and the runs it took.
+template <typename EngineFor>
+std::pair<std::string, int> run_job_restarting(const fs::path& dir, const SwParams& params, bool stop_each,
+                                               EngineFor engine_for) {
+  for (int run = 0;; ++run) {
+    DirectoryRuntime runtime(dir.string());
+    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
+    try {
+      return {hits_tsv(run_sw_job(params, *engine_for(run), runtime)), run + 1};
+    } catch (const StopRequested&) {
+    }
+  }
+}
+
+// A load takes as many whole blocks as the engine's round holds (at least
+// one), and the hits do not depend on it.
+TEST_F(SwJob, RoundsOfSeveralBlocksGiveTheSameHits) {
+  const SwParams params = parse_sw_params(params_json(8));  // 45 targets: 6 blocks
+  auto blockwise = std::make_unique<RoundEngine>(0);
+  const std::string expected = run_job_restarting(dir_, params, false, [&](int) { return blockwise.get(); }).first;
+  EXPECT_EQ(blockwise->loads, (std::vector<std::size_t>{8, 8, 8, 8, 8, 5}));
+  fs::remove(dir_ / "checkpoint.state");
+
+  auto whole = std::make_unique<RoundEngine>(residues_);
+  EXPECT_EQ(run_job_restarting(dir_, params, false, [&](int) { return whole.get(); }).first, expected);
+  EXPECT_EQ(whole->loads, (std::vector<std::size_t>{45}));
+  fs::remove(dir_ / "checkpoint.state");
+
+  // The first two blocks' residues: the first round is those two blocks.
+  std::uint64_t two_blocks = 0;
+  for (int t = 0; t < 16; ++t) two_blocks += globins_[t].residues.size();
+  auto pairs = std::make_unique<RoundEngine>(two_blocks);
+  EXPECT_EQ(run_job_restarting(dir_, params, false, [&](int) { return pairs.get(); }).first, expected);
+  ASSERT_GE(pairs->loads.size(), 3u);
+  EXPECT_EQ(pairs->loads.front(), 16u);
+  EXPECT_EQ(std::accumulate(pairs->loads.begin(), pairs->loads.end(), std::size_t{0}), 45u);
+}
+
+// A checkpoint made inside a round resumes on an engine that takes other
+// rounds (a GPU task resumed on the CPU, and back): the interrupted round is
+// finished as it was begun, and the hits are the same.
+TEST_F(SwJob, RestartsInsideRoundsResumeOnAnyEngine) {
+  const SwParams params = parse_sw_params(params_json(8));  // 45 targets: 6 blocks
+  std::uint64_t two_blocks = 0;
+  for (int t = 0; t < 16; ++t) two_blocks += globins_[t].residues.size();
+  RoundEngine blockwise(0), pairs(two_blocks);
+  const std::string expected = run_job_restarting(dir_, params, false, [&](int) { return &blockwise; }).first;
+  fs::remove(dir_ / "checkpoint.state");
+  blockwise.loads.clear();
+  // Each run saves after one query and stops after the next; the engines take turns.
+  const auto [hits, runs] =
+      run_job_restarting(dir_, params, true, [&](int run) -> SwEngine* { return run % 2 ? &blockwise : &pairs; });
+  EXPECT_EQ(hits, expected);
+  EXPECT_GE(runs, 5);
+  // Run 1 (block-wise) finished run 0's round of two blocks before taking one block a round.
+  ASSERT_GE(blockwise.loads.size(), 2u);
+  EXPECT_EQ(blockwise.loads[0], 16u);
+  EXPECT_EQ(blockwise.loads[1], 8u);
 }
 
 TEST_F(SwJob, GpuWritesTheCpuBytes) {
