@@ -135,6 +135,22 @@ constexpr int kPaddingCode = kAlphabetSize;  // profile rows 0..24 residues, 25 
 constexpr int kProfileCodes = kAlphabetSize + 1;
 constexpr std::uint32_t kMinusInfinityPair = 0xFC18FC18u;  // -1000 in both halves
 
+// The pair kernels' query profile, built on the device from the query's codes
+// and the matrix (score[code][query code], row by row): value k is strip
+// k / (rows * kProfileCodes), code k / rows % kProfileCodes, row k % rows of
+// the strip; the query row's score against the code + offset, or
+// kPaddingScore + offset past the query's end and for the padding code.
+__global__ void query_profile_kernel(std::int16_t* profile, std::uint32_t values, const std::uint8_t* query,
+                                     std::uint32_t query_length, const std::int8_t* matrix, int rows, int offset) {
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < values; k += gridDim.x * blockDim.x) {
+    const std::uint32_t code = k / rows % kProfileCodes;
+    const std::uint32_t row = k / (rows * kProfileCodes) * rows + k % rows;
+    const int score = row < query_length && code < kAlphabetSize ? matrix[code * kAlphabetSize + query[row]]
+                                                                 : kPaddingScore;
+    profile[k] = static_cast<std::int16_t>(score + offset);
+  }
+}
+
 struct PairArguments {
   const std::uint32_t* packed_residues;
   const WarpSlice* warps;
@@ -920,11 +936,13 @@ class GpuEngine final : public SwEngine {
     const int long_passes = (long_strips + 31) / 32;
     // Every input the launches read, queued before any launch: a buffer that
     // grows (cudaFree waits for the device) does so before this query's kernels.
-    queue_pair_profile(profile16_, profile16_host_, query, matrix, kStripRows, passes * group_size, gaps);
+    // The host copies only the query's codes; its profiles are built on the device.
+    upload_matrix(matrix);
+    queue_upload_query(query);
+    queue_pair_profile(profile16_, kStripRows, passes * group_size, gaps);
     const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
-    if (long_pairs_ > 0 && !transposed)
-      queue_pair_profile(profile_long_, profile_long_host_, query, matrix, kLongRows, long_passes * 32, gaps);
-    if (transposed) queue_transposed_inputs(query, matrix);
+    if (long_pairs_ > 0 && !transposed) queue_pair_profile(profile_long_, kLongRows, long_passes * 32, gaps);
+    if (transposed) reserve_transposed_rows(query.size());
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
     long_done_.record(stream_, "ordering the long pairs after the clearing");
     long_stream_.wait_for(long_done_, "ordering the long pairs after the clearing");
@@ -1049,15 +1067,25 @@ class GpuEngine final : public SwEngine {
     return lanes;
   }
 
-  // The pair kernels' profile: int16 score + open, strips of `rows`, staged
-  // in `staging` and queued for `buffer`.
-  void queue_pair_profile(DeviceBuffer<uint4>& buffer, PinnedBuffer<std::int16_t>& staging,
-                          const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int rows,
-                          int padded_strips, const GapPenalties& gaps) {
-    const std::size_t values = static_cast<std::size_t>(padded_strips) * kProfileCodes * rows;
-    staging.reserve(values, "allocating pinned memory for the query profile");
-    fill_profile(staging.data, query, matrix, padded_strips, kProfileCodes, rows, gaps.open);
-    queue_upload(buffer, reinterpret_cast<const uint4*>(staging.data), values / 8, "copying the query profile");
+  // The query's codes into query_ on stream_, staged in pinned memory.
+  void queue_upload_query(const std::vector<std::uint8_t>& query) {
+    query_host_.reserve(query.size(), "allocating pinned memory for the query");
+    std::copy(query.begin(), query.end(), query_host_.data);
+    queue_upload(query_, query_host_.data, query.size(), "copying the query to the GPU");
+  }
+
+  // The pair kernels' profile of the query in query_ (int16 score + open,
+  // strips of `rows`), built into `buffer` on stream_.
+  void queue_pair_profile(DeviceBuffer<uint4>& buffer, int rows, int padded_strips, const GapPenalties& gaps) {
+    const std::size_t values = static_cast<std::size_t>(padded_strips) * kProfileCodes * rows;  // rows: 8 or 16
+    if (values / 8 > buffer.capacity) buffer.allocate(values / 8, "allocating the query profile on the GPU");
+    buffer.count = values / 8;
+    const int blocks = static_cast<int>(std::min<std::size_t>((values + 255) / 256, 1024));
+    query_profile_kernel<<<blocks, 256, 0, stream_>>>(reinterpret_cast<std::int16_t*>(buffer.data),
+                                                      static_cast<std::uint32_t>(values), query_.data,
+                                                      static_cast<std::uint32_t>(query_.count), matrix_.data, rows,
+                                                      gaps.open);
+    check_cuda(cudaGetLastError(), "launching the query profile's kernel");
   }
 
   // Sorted targets from the first pair holding one of kLongTarget residues
@@ -1128,19 +1156,14 @@ class GpuEngine final : public SwEngine {
 
   // A short query against the long targets, transposed: warp_dp_kernel with
   // the long targets as its rows and the query as every pair's columns (one
-  // copy serves them all). A Smith-Waterman score does not change when the
-  // two sequences swap roles (parse_ncbi_matrix refuses asymmetric
+  // copy, query_, serves them all). A Smith-Waterman score does not change
+  // when the two sequences swap roles (parse_ncbi_matrix refuses asymmetric
   // matrices), and a query of a few hundred rows leaves most lanes of the
-  // other way round idle. Here its inputs: the query, the matrix (uploaded
-  // when it changes), room for each long target's boundary row.
-  void queue_transposed_inputs(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix) {
+  // other way round idle. Here room for each long target's boundary row.
+  void reserve_transposed_rows(std::size_t query_length) {
     const std::size_t targets = target_count_ - 2 * bulk_pairs_;
-    transposed_query_host_.reserve(query.size(), "allocating pinned memory for the query");
-    std::copy(query.begin(), query.end(), transposed_query_host_.data);
-    queue_upload(transposed_columns_, transposed_query_host_.data, query.size(), "copying the query to the GPU");
-    upload_matrix(matrix);
-    if (transposed_scratch_.capacity < targets * query.size())
-      transposed_scratch_.allocate(targets * query.size(), "allocating the long targets' DP rows on the GPU");
+    if (transposed_scratch_.capacity < targets * query_length)
+      transposed_scratch_.allocate(targets * query_length, "allocating the long targets' DP rows on the GPU");
     if (transposed_results_.capacity < targets)
       transposed_results_.allocate(targets, "allocating the long targets' scores on the GPU");
   }
@@ -1149,7 +1172,7 @@ class GpuEngine final : public SwEngine {
     const std::uint32_t targets = static_cast<std::uint32_t>(target_count_ - 2 * bulk_pairs_);
     const WarpDpArguments args{long_targets_.data,
                                long_target_offsets_.data,
-                               transposed_columns_.data,
+                               query_.data,
                                nullptr,
                                nullptr,
                                nullptr,
@@ -1162,7 +1185,7 @@ class GpuEngine final : public SwEngine {
                                nullptr,
                                nullptr,
                                transposed_results_.data,
-                               static_cast<std::uint32_t>(transposed_columns_.count)};
+                               static_cast<std::uint32_t>(query_.count)};
     const std::size_t threads = std::size_t{targets} * 32;
     warp_dp_kernel<WarpDp::kScore><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
                                      kThreadsPerBlock, 0, long_stream_>>>(args);
@@ -1395,9 +1418,10 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::int32_t> scores_;
   DeviceBuffer<char4> profile8_;
   DeviceBuffer<uint4> profile16_, profile_long_;
+  DeviceBuffer<std::uint8_t> query_;  // the scan's query, its codes
   // The transposed path (queries shorter than kTransposedQueryBelow): the
-  // long pairs' targets, contiguous, and the query once (every long target's columns).
-  DeviceBuffer<std::uint8_t> long_targets_, transposed_columns_;
+  // long pairs' targets, contiguous (query_ is every long target's columns).
+  DeviceBuffer<std::uint8_t> long_targets_;
   DeviceBuffer<std::uint64_t> long_target_offsets_;
   DeviceBuffer<int2> transposed_scratch_;
   DeviceBuffer<int3> transposed_results_;
@@ -1409,9 +1433,7 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
   PinnedBuffer<BestScoresHost> host_best_;
   PinnedBuffer<std::uint32_t> flagged_host_;  // queue_scan()'s saturated targets
-  // Each query's inputs, staged for their asynchronous copies.
-  PinnedBuffer<std::int16_t> profile16_host_, profile_long_host_;
-  PinnedBuffer<std::uint8_t> transposed_query_host_;
+  PinnedBuffer<std::uint8_t> query_host_;  // the scan's query, staged for its asynchronous copy
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
   DeviceBuffer<std::uint64_t> end_query_offsets_, end_target_offsets_;
