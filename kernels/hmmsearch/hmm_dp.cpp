@@ -86,17 +86,23 @@ bool posterior_decoding(const OddsProfile& p, const DpMatrix& fwd, const DpMatri
 }
 
 DomainPosteriors domain_decoding(const SpecialOdds& sx, const DpMatrix& fwd, const DpMatrix& bck) {
-  const int L = fwd.L();
+  return domain_decoding(sx, fwd.L(), fwd.specials(), bck.specials(), bck.has_own_scales);
+}
+
+DomainPosteriors domain_decoding(const SpecialOdds& sx, int L, const float* fwd_specials, const float* bck_specials,
+                                 bool bck_has_own_scales) {
+  const auto f = [&](int i, int cell) { return fwd_specials[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
+  const auto b = [&](int i, int cell) { return bck_specials[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
   DomainPosteriors post;
   post.mocc.assign(L + 1, 0.0f), post.btot.assign(L + 1, 0.0f), post.etot.assign(L + 1, 0.0f);
-  float scale_product = 1.0f / bck.x(0, kXN);
+  float scale_product = 1.0f / b(0, kXN);
   for (int i = 1; i <= L; ++i) {
-    post.btot[i] = post.btot[i - 1] + (fwd.x(i - 1, kXB) * bck.x(i - 1, kXB) * fwd.x(i - 1, kXScale) * scale_product);
-    if (bck.has_own_scales) scale_product *= fwd.x(i - 1, kXScale) / bck.x(i - 1, kXScale);
-    post.etot[i] = post.etot[i - 1] + (fwd.x(i, kXE) * bck.x(i, kXE) * fwd.x(i, kXScale) * scale_product);
-    float outside = fwd.x(i - 1, kXN) * bck.x(i, kXN) * sx.n_loop * scale_product;
-    outside += fwd.x(i - 1, kXJ) * bck.x(i, kXJ) * sx.j_loop * scale_product;
-    outside += fwd.x(i - 1, kXC) * bck.x(i, kXC) * sx.c_loop * scale_product;
+    post.btot[i] = post.btot[i - 1] + (f(i - 1, kXB) * b(i - 1, kXB) * f(i - 1, kXScale) * scale_product);
+    if (bck_has_own_scales) scale_product *= f(i - 1, kXScale) / b(i - 1, kXScale);
+    post.etot[i] = post.etot[i - 1] + (f(i, kXE) * b(i, kXE) * f(i, kXScale) * scale_product);
+    float outside = f(i - 1, kXN) * b(i, kXN) * sx.n_loop * scale_product;
+    outside += f(i - 1, kXJ) * b(i, kXJ) * sx.j_loop * scale_product;
+    outside += f(i - 1, kXC) * b(i, kXC) * sx.c_loop * scale_product;
     post.mocc[i] = 1.0f - outside;
   }
   return post;

@@ -595,15 +595,9 @@ class GpuEngine : public HmmEngine {
     check_cuda(cudaMemcpyAsync(own_scales_host_.data, own_scales_.data, count, cudaMemcpyDeviceToHost, stream_),
                "backward scale flags");
     stream_.synchronize("domain definition's parser passes on the GPU");
-    for (std::uint32_t b = 0; b < count; ++b) {
-      const int L = target_length(targets[b]);
-      DpMatrix fwd, bck;
-      fwd.resize(profile_->M, L, false), bck.resize(profile_->M, L, false);
-      std::copy_n(forward_host_.data + offsets[b], special_floats(targets[b]), fwd.specials());
-      std::copy_n(backward_host_.data + offsets[b], special_floats(targets[b]), bck.specials());
-      bck.has_own_scales = own_scales_host_.data[b] != 0;
-      posteriors[batch[b]] = domain_decoding(specials[b], fwd, bck);
-    }
+    for (std::uint32_t b = 0; b < count; ++b)  // straight from the pinned rows: no matrices, no copies
+      posteriors[batch[b]] = domain_decoding(specials[b], target_length(targets[b]), forward_host_.data + offsets[b],
+                                             backward_host_.data + offsets[b], own_scales_host_.data[b] != 0);
   }
 
   // The Forward filter's warp kernel, also keeping every row's specials.
