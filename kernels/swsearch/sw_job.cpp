@@ -225,7 +225,8 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
         state.next_query > 0 ? state.round_end : round_end_of(chunk.targets, params.block_targets, block, blocks,
                                                               engine.round_residues());
     const std::uint32_t first = block * params.block_targets;
-    const std::uint32_t count = std::min(round_end * params.block_targets, target_count) - first;
+    const auto count = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{round_end} * params.block_targets, target_count) - first);
     engine.load_targets(chunk.targets.slice(first, count));
     phases.load += clock.lap();
     // Progress, checkpoints and stops query by query: a CPU-class WU's chunk
