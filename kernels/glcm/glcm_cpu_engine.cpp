@@ -199,6 +199,13 @@ BlockOutput GlcmEngine::block(int level_divisor, int distance, bool keep_windows
   return out;
 }
 
+std::vector<BlockOutput> GlcmEngine::blocks(const std::vector<BlockRequest>& requests) {
+  std::vector<BlockOutput> out;
+  out.reserve(requests.size());
+  for (const BlockRequest& r : requests) out.push_back(block(r.level_divisor, r.distance, r.keep_windows));
+  return out;
+}
+
 std::vector<std::int64_t> xlogx_table(int max_count) {
   std::vector<std::int64_t> table(static_cast<std::size_t>(max_count) + 1);
   for (int x = 0; x <= max_count; ++x) table[x] = xlogx_fixed(x);

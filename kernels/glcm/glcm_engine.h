@@ -66,6 +66,12 @@ struct BlockOutput {
   WindowReduction reduction;
   std::vector<FixedFeatures> windows;
 };
+// A block to compute: level divisor, distance, and whether its windows' sums come back.
+struct BlockRequest {
+  int level_divisor;
+  int distance;
+  bool keep_windows;
+};
 
 class GlcmEngine {
  public:
@@ -80,6 +86,13 @@ class GlcmEngine {
   // windows' sums only when keep_windows. Requires at least one window.
   // The default reduces window_sums() on the host.
   virtual BlockOutput block(int level_divisor, int distance, bool keep_windows);
+  // Several blocks of the loaded image, in order: block() of each by default.
+  // The GPU engine queues them all and waits once.
+  virtual std::vector<BlockOutput> blocks(const std::vector<BlockRequest>& requests);
+  // How many blocks the job asks for in one blocks() call (it checkpoints
+  // between calls): 1 by default (the CPU engine takes seconds a block), the
+  // whole image on the GPU.
+  virtual std::size_t blocks_per_call() const { return 1; }
 };
 
 std::unique_ptr<GlcmEngine> make_cpu_engine();

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -388,31 +389,54 @@ class GpuEngine final : public GlcmEngine {
     std::vector<FixedFeatures> sums(window_count_, FixedFeatures{});
     if (window_count_ == 0) return sums;
     compute(level_divisor, distance);
-    copy_windows_back();
+    copy_windows_back(host_sums_.data);
     stream_.synchronize("computing GLCM features");
     std::copy(host_sums_.data, host_sums_.data + window_count_, sums.begin());
     return sums;
   }
 
   BlockOutput block(int level_divisor, int distance, bool keep_windows) override {
+    return std::move(blocks({{level_divisor, distance, keep_windows}}).front());
+  }
+
+  std::size_t blocks_per_call() const override { return std::numeric_limits<std::size_t>::max(); }
+
+  // Every block queued on the stream, each reduced into its own slot and its
+  // windows (when kept) copied into their own pinned room; one wait for all.
+  std::vector<BlockOutput> blocks(const std::vector<BlockRequest>& requests) override {
     if (window_count_ == 0) throw std::invalid_argument("glcm: no windows to reduce");
-    compute(level_divisor, distance);
-    reduce_kernel<<<kFeatureCount, kReduceThreads, 0, stream_>>>(
-        reinterpret_cast<const long long*>(window_sums_.data), static_cast<int>(window_count_), reduction_.data);
-    check_cuda(cudaGetLastError(), "launching the block reduction");
-    check_cuda(cudaMemcpyAsync(host_reduction_.data, reduction_.data, sizeof(DeviceReduction),
+    const std::size_t n = requests.size();
+    std::size_t kept = 0;
+    for (const BlockRequest& r : requests) kept += r.keep_windows;
+    if (reduction_.capacity < n) reduction_.allocate(n, "allocating block reductions on the GPU");
+    host_reduction_.reserve(n, "allocating pinned memory for block reductions");
+    host_sums_.reserve(std::max<std::size_t>(kept, 1) * window_count_, "allocating pinned memory for window sums");
+    std::size_t kept_at = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      compute(requests[b].level_divisor, requests[b].distance);
+      reduce_kernel<<<kFeatureCount, kReduceThreads, 0, stream_>>>(
+          reinterpret_cast<const long long*>(window_sums_.data), static_cast<int>(window_count_), reduction_.data + b);
+      check_cuda(cudaGetLastError(), "launching the block reduction");
+      if (requests[b].keep_windows) copy_windows_back(host_sums_.data + window_count_ * kept_at++);
+    }
+    check_cuda(cudaMemcpyAsync(host_reduction_.data, reduction_.data, n * sizeof(DeviceReduction),
                                cudaMemcpyDeviceToHost, stream_),
-               "copying the block reduction back");
-    BlockOutput out;
-    if (keep_windows) out.windows.resize(window_count_), copy_windows_back();
+               "copying the block reductions back");
     stream_.synchronize("computing GLCM features");
-    if (keep_windows) std::copy(host_sums_.data, host_sums_.data + window_count_, out.windows.begin());
-    const DeviceReduction& reduction = *host_reduction_.data;
-    for (int k = 0; k < kFeatureCount; ++k) {
-      out.reduction.max[k] = reduction.max[k], out.reduction.min[k] = reduction.min[k];
-      out.reduction.max_window[k] = reduction.max_window[k];
-      out.reduction.min_window[k] = reduction.min_window[k];
-      out.reduction.total[k] = reduction.total[k];
+    std::vector<BlockOutput> out(n);
+    kept_at = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      if (requests[b].keep_windows) {
+        const FixedFeatures* sums = host_sums_.data + window_count_ * kept_at++;
+        out[b].windows.assign(sums, sums + window_count_);
+      }
+      const DeviceReduction& reduction = host_reduction_.data[b];
+      for (int k = 0; k < kFeatureCount; ++k) {
+        out[b].reduction.max[k] = reduction.max[k], out[b].reduction.min[k] = reduction.min[k];
+        out[b].reduction.max_window[k] = reduction.max_window[k];
+        out[b].reduction.min_window[k] = reduction.min_window[k];
+        out[b].reduction.total[k] = reduction.total[k];
+      }
     }
     return out;
   }
@@ -430,9 +454,9 @@ class GpuEngine final : public GlcmEngine {
       default: throw std::invalid_argument("glcm: level divisor must be 4, 8 or 16");
     }
   }
-  // Queues the copy of every window's sums into pinned memory (complete after a sync).
-  void copy_windows_back() {
-    check_cuda(cudaMemcpyAsync(host_sums_.data, window_sums_.data, window_count_ * sizeof(FixedFeatures),
+  // Queues the copy of every window's sums into pinned memory at `to` (complete after a sync).
+  void copy_windows_back(FixedFeatures* to) {
+    check_cuda(cudaMemcpyAsync(to, window_sums_.data, window_count_ * sizeof(FixedFeatures),
                                cudaMemcpyDeviceToHost, stream_),
                "copying window sums back");
   }
@@ -493,8 +517,8 @@ class GpuEngine final : public GlcmEngine {
 
   std::string name_;
   CudaStream stream_;
-  PinnedBuffer<FixedFeatures> host_sums_;  // capacity >= window_count_ entries
-  PinnedBuffer<DeviceReduction> host_reduction_;
+  PinnedBuffer<FixedFeatures> host_sums_;  // window_count_ entries per kept block of a call
+  PinnedBuffer<DeviceReduction> host_reduction_;  // one per block of a call
   DeviceBuffer<DeviceReduction> reduction_;
   int width_ = 0;
   std::size_t window_count_ = 0;

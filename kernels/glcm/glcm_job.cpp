@@ -1,6 +1,6 @@
 // glcm_job.cpp: a glcm work unit from params to result (glcm_job.h): each
-// image's blocks, checkpointed per block (core/checkpoint.h's envelope around
-// the blocks and maps so far).
+// image's blocks, as many a call as the engine takes, checkpointed between
+// calls (core/checkpoint.h's envelope around the blocks and maps so far).
 #include "glcm_job.h"
 
 #include <algorithm>
@@ -129,15 +129,25 @@ void run_image(const GlcmParams& params, std::size_t index, GlcmEngine& engine, 
   clock.lap();
   engine.load(loaded.image, loaded.centres);
   result.phases.loads += clock.lap().cpu;
-  for (std::size_t b = image.blocks.size(); b < blocks_per_image; ++b) {
-    const int divisor = params.level_divisors[b / params.distances.size()];
-    const int distance = params.distances[b % params.distances.size()];
-    const bool keep_windows = distance == params.map_distance;
-    BlockOutput output = engine.block(divisor, distance, keep_windows);
-    image.blocks.push_back(block_result(divisor, distance, image.centres.size(), output.reduction));
-    if (keep_windows) image.maps.push_back(std::move(output.windows));
-    progress.report(index, params, b + 1);
+  // The engine takes blocks_per_call() blocks at a time (one on the CPU, the
+  // image's rest on the GPU: one wait), checkpoints between calls.
+  for (std::size_t first = image.blocks.size(); first < blocks_per_image;) {
+    const std::size_t end = first + std::min(engine.blocks_per_call(), blocks_per_image - first);
+    std::vector<BlockRequest> requests;
+    for (std::size_t b = first; b < end; ++b) {
+      const int distance = params.distances[b % params.distances.size()];
+      requests.push_back({params.level_divisors[b / params.distances.size()], distance,
+                          distance == params.map_distance});
+    }
+    std::vector<BlockOutput> outputs = engine.blocks(requests);
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      const BlockRequest& r = requests[k];
+      image.blocks.push_back(block_result(r.level_divisor, r.distance, image.centres.size(), outputs[k].reduction));
+      if (r.keep_windows) image.maps.push_back(std::move(outputs[k].windows));
+    }
+    progress.report(index, params, end);
     checkpoint_block_boundary(runtime, [&] { return encode_state(result); });
+    first = end;
   }
   result.phases.blocks += clock.lap().cpu;
 }

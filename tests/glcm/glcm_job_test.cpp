@@ -253,6 +253,69 @@ TEST_F(GlcmJob, RestartsFromEveryCheckpointGiveTheSameBytes) {
   EXPECT_EQ(interrupted, straight);
 }
 
+// The CPU engine asking for `per_call` blocks at a time (as the GPU engine
+// asks for an image's), noting each call's size.
+class BlocksAtATimeEngine final : public GlcmEngine {
+ public:
+  explicit BlocksAtATimeEngine(std::size_t per_call) : per_call_(per_call) {}
+  std::string description() const override { return inner_->description(); }
+  void load(const GreyImage& image, const std::vector<WindowCentre>& centres) override { inner_->load(image, centres); }
+  std::vector<FixedFeatures> window_sums(int level_divisor, int distance) override {
+    return inner_->window_sums(level_divisor, distance);
+  }
+  std::vector<BlockOutput> blocks(const std::vector<BlockRequest>& requests) override {
+    calls.push_back(requests.size());
+    return inner_->blocks(requests);
+  }
+  std::size_t blocks_per_call() const override { return per_call_; }
+  std::vector<std::size_t> calls;
+
+ private:
+  std::size_t per_call_;
+  std::unique_ptr<GlcmEngine> inner_ = make_cpu_engine();
+};
+
+// Runs the job in dir_ to its end on engine_for(run), stopping after every
+// checkpoint when asked; returns the features table and the runs it took.
+template <typename EngineFor>
+std::pair<std::string, int> run_job_restarting(const fs::path& dir, const GlcmParams& params, bool stop_each,
+                                               EngineFor engine_for) {
+  for (int run = 0;; ++run) {
+    DirectoryRuntime runtime(dir.string());
+    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
+    try {
+      return {features_tsv(run_glcm_job(params, *engine_for(run), runtime)), run + 1};
+    } catch (const StopRequested&) {
+    }
+  }
+}
+
+// Blocks asked for several at a time, each image's in calls of at most that
+// many, give the same table; and a task stopped between calls resumes on an
+// engine that asks for other numbers (a GPU task resumed on the CPU, and back).
+TEST_F(GlcmJob, BlocksAskedForSeveralAtATimeGiveTheSameTable) {
+  const GlcmParams params = parse_glcm_params(two_image_params());  // 2 images x 9 blocks
+  BlocksAtATimeEngine one(1), four(4);
+  const std::string expected = run_job_restarting(dir_, params, false, [&](int) { return &one; }).first;
+  EXPECT_EQ(one.calls, std::vector<std::size_t>(18, 1));
+  fs::remove(dir_ / "checkpoint.state");
+  EXPECT_EQ(run_job_restarting(dir_, params, false, [&](int) { return &four; }).first, expected);
+  EXPECT_EQ(four.calls, (std::vector<std::size_t>{4, 4, 1, 4, 4, 1}));
+  fs::remove(dir_ / "checkpoint.state");
+  one.calls.clear(), four.calls.clear();
+  const auto [table, runs] =
+      run_job_restarting(dir_, params, true, [&](int run) -> GlcmEngine* { return run % 2 ? &one : &four; });
+  EXPECT_EQ(table, expected);
+  // Run 0 (four at a time) saves after blocks 0-3 of image 0 and stops after
+  // 4-7; run 1 (one at a time) takes block 8 and stops after image 1's first;
+  // run 2 takes image 1's 1-4 and stops after 5-8; run 3 writes the result.
+  EXPECT_EQ(runs, 4);
+  ASSERT_FALSE(four.calls.empty());
+  ASSERT_FALSE(one.calls.empty());
+  EXPECT_EQ((std::vector<std::size_t>(four.calls.begin(), four.calls.begin() + 2)), (std::vector<std::size_t>{4, 4}));
+  EXPECT_EQ(one.calls.front(), 1u);
+}
+
 TEST_F(GlcmJob, BadInputGivesOneErrorAndNoResult) {
   nlohmann::json params = two_image_params();
   const KindSpec& kind = glcm_kind_spec();
@@ -292,8 +355,16 @@ TEST_F(GlcmJob, GpuWritesTheCpuBytes) {
   int restarts = 0;
   const std::vector<std::string> cpu = run_app(dir_, params, true, 0, &restarts);
   for (const char* name : {"features", "maps", "summary", "checkpoint.state"}) fs::remove(dir_ / name);
-  const std::vector<std::string> gpu = run_app(dir_, params, false, 7, &restarts);
-  EXPECT_GT(restarts, 5);
+  // A CPU task stopped inside the first image (7 blocks in), then GPU runs
+  // that each stop after their first checkpoint: the GPU, which takes an
+  // image's remaining blocks at once, resumes inside an image and between them.
+  {
+    DirectoryRuntime runtime(dir_.string());
+    runtime.stop_after_checkpoints(7);
+    EXPECT_THROW(run_kind(glcm_kind_spec(), params, RunOptions{true, 0}, runtime), StopRequested);
+  }
+  const std::vector<std::string> gpu = run_app(dir_, params, false, 1, &restarts);
+  EXPECT_EQ(restarts, 1);
   EXPECT_EQ(gpu[0], cpu[0]);  // the table
   EXPECT_EQ(gpu[1], cpu[1]);  // the maps
   // The summaries differ only in the engine's description.
