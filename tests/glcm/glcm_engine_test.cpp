@@ -4,6 +4,7 @@
 // (skipped without a GPU).
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -40,29 +41,56 @@ std::vector<std::uint8_t> disc_roi(int width, int height, int cx, int cy, int ra
   return roi;
 }
 
-TEST(GlcmGeometry, WindowCentresAreThePixelsWhoseDiscLiesInTheRoi) {
-  const int width = 90, height = 80;
-  std::vector<std::uint8_t> roi = disc_roi(width, height, 44, 40, 36);
-  roi[static_cast<std::size_t>(42) * width + 68] = 0;  // a hole excludes the centres within 16 of it
-  const std::vector<WindowCentre> centres = window_centres(roi, width, height, kWindowRadius);
-  std::vector<WindowCentre> expected;  // brute force over the whole disc
+// The centres whose disc of `radius` lies inside the image and the ROI, by brute force.
+std::vector<WindowCentre> brute_force_centres(const std::vector<std::uint8_t>& roi, int width, int height,
+                                              int radius) {
+  std::vector<WindowCentre> expected;
   for (int cy = 0; cy < height; ++cy) {
     for (int cx = 0; cx < width; ++cx) {
       bool inside = true;
-      for (int dy = -kWindowRadius; dy <= kWindowRadius; ++dy)
-        for (int dx = -kWindowRadius; dx <= kWindowRadius; ++dx) {
-          if (dx * dx + dy * dy > kWindowRadius * kWindowRadius) continue;
+      for (int dy = -radius; dy <= radius; ++dy)
+        for (int dx = -radius; dx <= radius; ++dx) {
+          if (dx * dx + dy * dy > radius * radius) continue;
           const int x = cx + dx, y = cy + dy;
           inside = inside && x >= 0 && y >= 0 && x < width && y < height && roi[static_cast<std::size_t>(y) * width + x];
         }
       if (inside) expected.push_back({cx, cy});
     }
   }
-  EXPECT_EQ(centres, expected);
+  return expected;
+}
+
+TEST(GlcmGeometry, WindowCentresAreThePixelsWhoseDiscLiesInTheRoi) {
+  const int width = 90, height = 80;
+  std::vector<std::uint8_t> roi = disc_roi(width, height, 44, 40, 36);
+  roi[static_cast<std::size_t>(42) * width + 68] = 0;  // a hole excludes the centres within 16 of it
+  const std::vector<WindowCentre> centres = window_centres(roi, width, height, kWindowRadius);
+  EXPECT_EQ(centres, brute_force_centres(roi, width, height, kWindowRadius));
   EXPECT_GT(centres.size(), 100u);
   EXPECT_THROW(window_centres(roi, width + 1, height, kWindowRadius), std::invalid_argument);
   // A whole 33 x 33 image holds exactly one window.
   EXPECT_EQ(window_centres(std::vector<std::uint8_t>(33 * 33, 1), 33, 33, kWindowRadius).size(), 1u);
+}
+
+// Ragged ROIs (overlapping discs, scattered holes, ROI touching the borders)
+// and other radii, against the brute force.
+TEST(GlcmGeometry, WindowCentresOfRaggedRoisMatchTheBruteForce) {
+  std::mt19937 random(20261127);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int width = 40 + trial * 3, height = 90 - trial * 2, radius = std::vector<int>{0, 1, 5, 16}[trial % 4];
+    std::vector<std::uint8_t> roi(static_cast<std::size_t>(width) * height, 0);
+    for (int disc = 0; disc < 4; ++disc) {
+      const auto part = disc_roi(width, height, static_cast<int>(random() % width), static_cast<int>(random() % height),
+                                 10 + static_cast<int>(random() % 30));
+      for (std::size_t k = 0; k < roi.size(); ++k) roi[k] |= part[k];
+    }
+    for (int hole = 0; hole < trial; ++hole) roi[random() % roi.size()] = 0;
+    const std::vector<WindowCentre> expected = brute_force_centres(roi, width, height, radius);
+    EXPECT_EQ(window_centres(roi, width, height, radius), expected) << "trial " << trial;
+    if (trial == 0) {
+      EXPECT_GT(expected.size(), 0u);
+    }
+  }
 }
 
 TEST(GlcmGeometry, RunsSplitRowsAtGapsAndAtTheMaximum) {
