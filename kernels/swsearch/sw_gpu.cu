@@ -682,16 +682,7 @@ struct WalkedAlignment {
 };
 
 struct TraceWalkArguments {
-  const std::uint8_t* queries;
-  const std::uint64_t* query_offsets;
-  const std::uint8_t* targets;  // the boxes' columns, back to back
-  const std::uint64_t* target_offsets;
-  const std::uint32_t* pair_query;
-  const int2* boxes;  // (rows, columns): the walk starts at that cell
-  const uint4* bits;
-  const std::uint64_t* bits_offsets;
-  const int3* corners;  // warp_dp_kernel's results: H at the box's corner
-  std::uint32_t pair_count;
+  WarpDpArguments dp;  // the batch warp_dp_kernel traced: its pairs, boxes, bits and corners (results)
   TracebackRun* scratch_runs;  // per pair, rows + columns of room from scratch_offsets[pair]
   const std::uint64_t* scratch_offsets;
   TracebackRun* runs;  // the pairs' runs, compact
@@ -700,20 +691,21 @@ struct TraceWalkArguments {
 };
 
 __global__ void __launch_bounds__(kThreadsPerBlock) trace_walk_kernel(TraceWalkArguments a) {
+  const WarpDpArguments& dp = a.dp;
   const std::uint32_t pair = blockIdx.x * blockDim.x + threadIdx.x;
-  if (pair >= a.pair_count) return;
+  if (pair >= dp.pair_count) return;
   WalkedAlignment out{-1, -1, 0, 0, 0, 0, 0};
-  if (a.corners[pair].x == 0) {  // nothing to walk: the host sees the corner's score
+  if (dp.results[pair].x == 0) {  // the corner's H: nothing to walk, the host sees the score
     a.walked[pair] = out;
     return;
   }
-  const int2 box = a.boxes[pair];
+  const int2 box = dp.boxes[pair];
   const int strips = (box.x + 31) / 32;
-  const uint4* bits = a.bits + a.bits_offsets[pair];
+  const uint4* bits = dp.bits + dp.bits_offsets[pair];
   TracebackRun* scratch = a.scratch_runs + a.scratch_offsets[pair];
   std::uint32_t count = 0;
   const TracebackWalk walk = walk_traceback(
-      a.queries + a.query_offsets[a.pair_query[pair]], a.targets + a.target_offsets[pair], box.x, box.y,
+      dp.queries + dp.query_offsets[dp.pair_query[pair]], dp.targets + dp.target_offsets[pair], box.x, box.y,
       [&](int i, int j) {
         const uint4 w = bits[static_cast<std::size_t>(j - 1) * strips + (i - 1) / 32];
         const int r = (i - 1) % 32;
@@ -1349,7 +1341,7 @@ class GpuEngine final : public SwEngine {
     warp_dp_kernel<kMode><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
                             kThreadsPerBlock, 0, stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the hits' DP kernel");
-    if (kTrace) launch_traceback_walks(count);
+    if (kTrace) launch_traceback_walks(args);
     stream_.synchronize("the hits' dynamic programming on the GPU");
     std::vector<int3> results(count);
     check_cuda(cudaMemcpy(results.data(), end_results_.data, count * sizeof(int3), cudaMemcpyDeviceToHost),
@@ -1385,15 +1377,12 @@ class GpuEngine final : public SwEngine {
   }
 
   // A thread per pair walks its bits (trace_walk_kernel), in stream order after warp_dp_kernel.
-  void launch_traceback_walks(std::size_t count) {
+  void launch_traceback_walks(const WarpDpArguments& traced) {
     check_cuda(cudaMemsetAsync(runs_used_.data, 0, sizeof(unsigned long long), stream_), "clearing the runs' count");
-    const TraceWalkArguments args{end_queries_.data,  end_query_offsets_.data, end_targets_.data,
-                                  end_target_offsets_.data, end_pair_query_.data, end_boxes_.data,
-                                  end_bits_.data,      end_bits_offsets_.data,  end_results_.data,
-                                  static_cast<std::uint32_t>(count), walk_scratch_.data, walk_scratch_offsets_.data,
-                                  runs_.data,          runs_used_.data,         walked_.data};
-    trace_walk_kernel<<<static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock,
-                        0, stream_>>>(args);
+    const TraceWalkArguments args{traced, walk_scratch_.data, walk_scratch_offsets_.data, runs_.data, runs_used_.data,
+                                  walked_.data};
+    trace_walk_kernel<<<(traced.pair_count + kThreadsPerBlock - 1) / kThreadsPerBlock, kThreadsPerBlock, 0, stream_>>>(
+        args);
     check_cuda(cudaGetLastError(), "launching the traceback walks");
   }
 
