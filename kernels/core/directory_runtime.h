@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "errors.h"
 #include "runtime.h"
 
 namespace helix {
@@ -34,5 +35,22 @@ class DirectoryRuntime : public Runtime {
   int checkpoints_saved_ = 0;
   double last_progress_ = 0;
 };
+
+// Runs attempt(runtime, restarts) on a fresh DirectoryRuntime of `directory`
+// until one returns instead of throwing StopRequested, as a client restarts a
+// task that quit at a checkpoint; each runtime stops after
+// `stop_after_checkpoints` saved states (-1: never). Returns the restarts.
+template <typename Attempt>
+int restart_until_finished(const std::string& directory, int stop_after_checkpoints, Attempt attempt) {
+  for (int restarts = 0;; ++restarts) {
+    DirectoryRuntime runtime(directory);
+    runtime.stop_after_checkpoints(stop_after_checkpoints);
+    try {
+      attempt(runtime, restarts);
+      return restarts;
+    } catch (const StopRequested&) {
+    }
+  }
+}
 
 }  // namespace helix

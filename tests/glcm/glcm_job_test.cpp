@@ -225,16 +225,10 @@ TEST_F(GlcmJob, TableMapsAndSummaryReadBackExactly) {
 // `stop_every` checkpoints (0: never); returns the three output files.
 std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& params, bool cpu, int stop_every,
                                  int* restarts) {
-  const KindSpec& kind = glcm_kind_spec();
-  for (*restarts = 0;; ++*restarts) {
-    DirectoryRuntime runtime(dir.string());
-    runtime.stop_after_checkpoints(stop_every > 0 ? stop_every : -1);
-    try {
-      run_kind(kind, params, RunOptions{cpu, 0}, runtime);
-      break;
-    } catch (const StopRequested&) {
-    }
-  }
+  const int stop_after = stop_every > 0 ? stop_every : -1;
+  *restarts = restart_until_finished(dir.string(), stop_after, [&](DirectoryRuntime& runtime, int) {
+    run_kind(glcm_kind_spec(), params, RunOptions{cpu, 0}, runtime);
+  });
   std::vector<std::string> outputs;
   for (const char* name : {"features", "maps", "summary"}) outputs.push_back(read_file_text((dir / name).string()));
   return outputs;
@@ -280,14 +274,12 @@ class BlocksAtATimeEngine final : public GlcmEngine {
 template <typename EngineFor>
 std::pair<std::string, int> run_job_restarting(const fs::path& dir, const GlcmParams& params, bool stop_each,
                                                EngineFor engine_for) {
-  for (int run = 0;; ++run) {
-    DirectoryRuntime runtime(dir.string());
-    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
-    try {
-      return {features_tsv(run_glcm_job(params, *engine_for(run), runtime)), run + 1};
-    } catch (const StopRequested&) {
-    }
-  }
+  std::string table;
+  const int stop_after = stop_each ? 1 : -1;
+  const int restarts = restart_until_finished(dir.string(), stop_after, [&](DirectoryRuntime& runtime, int run) {
+    table = features_tsv(run_glcm_job(params, *engine_for(run), runtime));
+  });
+  return {table, restarts + 1};
 }
 
 // Blocks asked for several at a time, each image's in calls of at most that

@@ -264,16 +264,9 @@ TEST_F(HmmJob, DomainsAreExactBothWaysAndOnlyCanonicalTextIsRead) {
 // asked; returns the four outputs.
 std::vector<std::string> run_app(const fs::path& dir, const HmmParams& params, bool cpu, bool stop_each,
                                  int* restarts) {
-  const KindSpec& kind = hmmsearch_kind_spec();
-  for (*restarts = 0;; ++*restarts) {
-    DirectoryRuntime runtime(dir.string());
-    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
-    try {
-      run_kind(kind, hmm_params_json(params), RunOptions{cpu, 0}, runtime);
-      break;
-    } catch (const StopRequested&) {
-    }
-  }
+  *restarts = restart_until_finished(dir.string(), stop_each ? 1 : -1, [&](DirectoryRuntime& runtime, int) {
+    run_kind(hmmsearch_kind_spec(), hmm_params_json(params), RunOptions{cpu, 0}, runtime);
+  });
   std::vector<std::string> outputs;
   for (const std::string& name : kOutputs) outputs.push_back(read_file_text((dir / name).string()));
   return outputs;

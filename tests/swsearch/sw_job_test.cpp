@@ -151,16 +151,9 @@ TEST_F(SwJob, HitsAreTheReferencesRankedScores) {
 // asked; returns the hits table and summary.
 std::vector<std::string> run_app(const fs::path& dir, const nlohmann::json& params, bool cpu, bool stop_each,
                                  int* restarts) {
-  const KindSpec& kind = swsearch_kind_spec();
-  for (*restarts = 0;; ++*restarts) {
-    DirectoryRuntime runtime(dir.string());
-    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
-    try {
-      run_kind(kind, params, RunOptions{cpu, 0}, runtime);
-      break;
-    } catch (const StopRequested&) {
-    }
-  }
+  *restarts = restart_until_finished(dir.string(), stop_each ? 1 : -1, [&](DirectoryRuntime& runtime, int) {
+    run_kind(swsearch_kind_spec(), params, RunOptions{cpu, 0}, runtime);
+  });
   return {read_file_text((dir / "hits").string()), read_file_text((dir / "summary").string())};
 }
 
@@ -212,19 +205,17 @@ class RoundEngine final : public SwEngine {
   std::unique_ptr<SwEngine> inner_ = make_reference_engine();
 };
 
-// Runs the job to its end on `engine_for(run)`, stopping after every
+// Runs the job to its end on engine_for(run), stopping after every
 // checkpoint when asked; returns the hits table and the runs it took.
 template <typename EngineFor>
 std::pair<std::string, int> run_job_restarting(const fs::path& dir, const SwParams& params, bool stop_each,
                                                EngineFor engine_for) {
-  for (int run = 0;; ++run) {
-    DirectoryRuntime runtime(dir.string());
-    runtime.stop_after_checkpoints(stop_each ? 1 : -1);
-    try {
-      return {hits_tsv(run_sw_job(params, *engine_for(run), runtime)), run + 1};
-    } catch (const StopRequested&) {
-    }
-  }
+  std::string hits;
+  const int stop_after = stop_each ? 1 : -1;
+  const int restarts = restart_until_finished(dir.string(), stop_after, [&](DirectoryRuntime& runtime, int run) {
+    hits = hits_tsv(run_sw_job(params, *engine_for(run), runtime));
+  });
+  return {hits, restarts + 1};
 }
 
 // A load takes as many whole blocks as the engine's round holds (at least
