@@ -285,7 +285,7 @@ void add_make_command(CLI::App& swsearch, std::function<void(const WorkunitSpec&
   command->add_option("--queries-per-wu", options->queries_per_wu, "queries per WU (default 96; size class gpu 4096)");
   add_size_class_option(command, &options->size_class);
   command->add_option("--block-targets", options->block_targets,
-                      "targets scored between checkpoints, 1..16777216 (default 65536)");
+                      "targets a CPU loads at once (a GPU loads as many blocks as its memory holds), 1..16777216 (default 65536)");
   command->add_option("--name", options->name, "search name: WUs are NAME_b<batch>_c<chunk>")->required();
   command->add_option("--out", options->out, "output directory")->required();
   command->callback([options, emit, command] {
