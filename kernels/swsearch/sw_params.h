@@ -22,7 +22,7 @@ struct SwParams {
   int alignments = 10;                // of them, with a full alignment (0..top_hits)
   std::uint64_t database_residues = 0;   // of the WHOLE database: the E-values' n
   std::uint64_t database_sequences = 0;
-  std::uint32_t block_targets = 65536;   // targets a load holds at least (a CPU load: exactly)
+  std::uint32_t block_targets = 65536;   // targets a block: a CPU loads one, a GPU several
 };
 // {"kind": "swsearch", "search"?, "matrix_name", "gap_open", "gap_extend", "top_hits"?,
 //  "alignments"?, "database_residues", "database_sequences", "block_targets"?}.
