@@ -135,19 +135,21 @@ constexpr int kPaddingCode = kAlphabetSize;  // profile rows 0..24 residues, 25 
 constexpr int kProfileCodes = kAlphabetSize + 1;
 constexpr std::uint32_t kMinusInfinityPair = 0xFC18FC18u;  // -1000 in both halves
 
-// The pair kernels' query profile, built on the device from the query's codes
-// and the matrix (score[code][query code], row by row): value k is strip
-// k / (rows * kProfileCodes), code k / rows % kProfileCodes, row k % rows of
-// the strip; the query row's score against the code + offset, or
-// kPaddingScore + offset past the query's end and for the padding code.
-__global__ void query_profile_kernel(std::int16_t* profile, std::uint32_t values, const std::uint8_t* query,
-                                     std::uint32_t query_length, const std::int8_t* matrix, int rows, int offset) {
+// A query profile, built on the device from the query's codes and the matrix
+// (score[code][query code], row by row): value k is strip k / (rows * codes),
+// code k / rows % codes, row k % rows of the strip; the query row's score
+// against the code + offset, or kPaddingScore + offset past the query's end
+// and for codes past the alphabet (the pair kernels' padding code).
+template <typename Score>
+__global__ void query_profile_kernel(Score* profile, std::uint32_t values, const std::uint8_t* query,
+                                     std::uint32_t query_length, const std::int8_t* matrix, int codes, int rows,
+                                     int offset) {
   for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < values; k += gridDim.x * blockDim.x) {
-    const std::uint32_t code = k / rows % kProfileCodes;
-    const std::uint32_t row = k / (rows * kProfileCodes) * rows + k % rows;
+    const std::uint32_t code = k / rows % codes;
+    const std::uint32_t row = k / (rows * codes) * rows + k % rows;
     const int score = row < query_length && code < kAlphabetSize ? matrix[code * kAlphabetSize + query[row]]
                                                                  : kPaddingScore;
-    profile[k] = static_cast<std::int16_t>(score + offset);
+    profile[k] = static_cast<Score>(score + offset);
   }
 }
 
@@ -887,7 +889,7 @@ class GpuEngine final : public SwEngine {
     queue_best_selection(limit);
     stream_.synchronize("scoring and selecting the best scores on the GPU");
     if (*flagged_host_.data > 0) {
-      rescore_saturated(query, matrix, gaps, strips);
+      rescore_saturated(gaps, strips);
       queue_best_selection(limit);
       stream_.synchronize("selecting the best scores on the GPU");
     }
@@ -912,7 +914,7 @@ class GpuEngine final : public SwEngine {
   void score_on_device(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
     const int strips = queue_scan(query, matrix, gaps);
     stream_.synchronize("scoring on the GPU");
-    if (*flagged_host_.data > 0) rescore_saturated(query, matrix, gaps, strips);
+    if (*flagged_host_.data > 0) rescore_saturated(gaps, strips);
   }
 
   // Queues the 16-bit scan of the query against every loaded target into
@@ -953,9 +955,8 @@ class GpuEngine final : public SwEngine {
   }
 
   // The targets queue_scan() flagged, rescored in 32 bits; the stream is idle after.
-  void rescore_saturated(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                         int strips) {
-    upload_profile8(query, matrix, strips);
+  void rescore_saturated(const GapPenalties& gaps, int strips) {
+    queue_rescore_profile(strips);
     rescore_in_32_bits(gaps, strips, *flagged_host_.data);
   }
 
@@ -1032,25 +1033,6 @@ class GpuEngine final : public SwEngine {
   }
 
  private:
-  // The query's score (+ offset) against every residue code and then
-  // `codes - 25` padding codes (kPaddingScore + offset), strip by strip of
-  // `rows`, each row widened to `Score`, into profile[0 .. strips * codes *
-  // rows); rows past the query's end score kPaddingScore + offset.
-  template <typename Score>
-  static void fill_profile(Score* profile, const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
-                           int strips, int codes, int rows, int offset) {
-    std::fill(profile, profile + static_cast<std::size_t>(strips) * codes * rows,
-              static_cast<Score>(kPaddingScore + offset));
-    for (int strip = 0; strip < strips; ++strip)
-      for (int code = 0; code < kAlphabetSize; ++code)
-        for (int r = 0; r < rows; ++r) {
-          const std::size_t row = static_cast<std::size_t>(strip) * rows + r;
-          if (row < query.size())
-            profile[(static_cast<std::size_t>(strip) * codes + code) * rows + r] =
-                static_cast<Score>(matrix.score[code][query[row]] + offset);
-        }
-  }
-
   // Lanes per pair of targets: enough for one strip each up to a warp (a
   // power of two, for the shuffles' width); taller queries take passes.
   static int lanes_per_pair(int strips) {
@@ -1072,11 +1054,16 @@ class GpuEngine final : public SwEngine {
     const std::size_t values = static_cast<std::size_t>(padded_strips) * kProfileCodes * rows;  // rows: 8 or 16
     if (values / 8 > buffer.capacity) buffer.allocate(values / 8, "allocating the query profile on the GPU");
     buffer.count = values / 8;
+    queue_query_profile(reinterpret_cast<std::int16_t*>(buffer.data), values, kProfileCodes, rows, gaps.open);
+  }
+
+  // query_profile_kernel on stream_ for the query in query_ (see there).
+  template <typename Score>
+  void queue_query_profile(Score* profile, std::size_t values, int codes, int rows, int offset) {
     const int blocks = static_cast<int>(std::min<std::size_t>((values + 255) / 256, 1024));
-    query_profile_kernel<<<blocks, 256, 0, stream_>>>(reinterpret_cast<std::int16_t*>(buffer.data),
-                                                      static_cast<std::uint32_t>(values), query_.data,
-                                                      static_cast<std::uint32_t>(query_.count), matrix_.data, rows,
-                                                      gaps.open);
+    query_profile_kernel<Score><<<blocks, 256, 0, stream_>>>(profile, static_cast<std::uint32_t>(values), query_.data,
+                                                             static_cast<std::uint32_t>(query_.count), matrix_.data,
+                                                             codes, rows, offset);
     check_cuda(cudaGetLastError(), "launching the query profile's kernel");
   }
 
@@ -1207,12 +1194,13 @@ class GpuEngine final : public SwEngine {
     check_cuda(cudaGetLastError(), "launching the long-pair SW kernel");
   }
 
-  // The 8-bit profile of the 32-bit kernel, padded to whole passes of 32 strips.
-  void upload_profile8(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, int strips) {
-    const int padded = (strips + 31) / 32 * 32;
-    std::vector<std::int8_t> profile(static_cast<std::size_t>(padded) * kAlphabetSize * kStripRows);
-    fill_profile(profile.data(), query, matrix, padded, kAlphabetSize, kStripRows, 0);
-    profile8_.upload_reusing(reinterpret_cast<const char4*>(profile.data()), profile.size() / 4, "copying the query profile");
+  // The 32-bit kernel's 8-bit profile of the query in query_ (the scan's),
+  // padded to whole passes of 32 strips, built on stream_.
+  void queue_rescore_profile(int strips) {
+    const std::size_t values = static_cast<std::size_t>((strips + 31) / 32 * 32) * kAlphabetSize * kStripRows;
+    if (values / 4 > profile8_.capacity) profile8_.allocate(values / 4, "allocating the query profile on the GPU");
+    profile8_.count = values / 4;
+    queue_query_profile(reinterpret_cast<std::int8_t*>(profile8_.data), values, kAlphabetSize, kStripRows, 0);
   }
 
   // Targets whose 16-bit best may have saturated, again with 32-bit cells, a warp each.
