@@ -4,8 +4,8 @@
 // Inter-sequence parallelism: targets sorted by length so that neighbours end
 // together; a group of lanes scores two neighbouring targets at once in the
 // 16-bit halves of its registers (pair_group_kernel). Each lane holds a
-// horizontal strip of kStripRows query rows in registers and sweeps the whole
-// target; the lanes of a group hold consecutive strips and pass the strip
+// horizontal strip of 10 to 16 query rows (per query, the height that fits
+// the query best) in registers and sweeps the whole target; the lanes of a group hold consecutive strips and pass the strip
 // boundary row (H and F) and the column's residue codes down by shuffle, a
 // wavefront one column apart; a query taller than the group's strips takes
 // several passes, between which the boundary row waits in scratch memory.
@@ -41,6 +41,7 @@
 #include <array>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/cuda_support.h"
 #include "core/device_stream.h"
@@ -51,12 +52,14 @@
 namespace helix::swsearch {
 namespace {
 
-// Query rows per strip, a lane's, in registers. Measured on the H100 with
-// lane groups (first 153,148 metastudent proteins without the 20 longest,
-// queries 100..5,005): 16 rows 3.9 / 9.9 / 18.9 / 36.7 / 89.6 ms, 24 rows
-// 4.2 / 13.4 / 25.4 / 37.9 / 91.8 (more padding), 32 rows 4.2 / 10.8 / 20.0 /
-// 39.4 / 97.9 (128 registers: 4 warps per scheduler, waiting on loads).
+// Query rows per strip, a lane's, in registers, at most (and the slots of a
+// profile strip). Measured on the H100 with lane groups (first 153,148
+// metastudent proteins without the 20 longest, queries 100..5,005): 16 rows
+// 3.9 / 9.9 / 18.9 / 36.7 / 89.6 ms, 24 rows 4.2 / 13.4 / 25.4 / 37.9 / 91.8
+// (more padding), 32 rows 4.2 / 10.8 / 20.0 / 39.4 / 97.9 (128 registers: 4
+// warps per scheduler, waiting on loads).
 constexpr int kStripRows = 16;
+constexpr int kFewestStripRows = 10;  // pair_group_kernel's lanes hold 10, 12, 14 or 16 rows
 constexpr int kThreadsPerBlock = 128;
 constexpr int kNegativeInfinity = -(1 << 29);  // below any score, and no overflow when penalties are subtracted
 // A padded query row scores this against everything: such rows can never
@@ -133,22 +136,27 @@ __device__ __forceinline__ void column_of_strip(const char4* scores_of_code, int
 // maximum.
 constexpr int kPaddingCode = kAlphabetSize;  // profile rows 0..24 residues, 25 padding
 constexpr int kProfileCodes = kAlphabetSize + 1;
+constexpr std::uint32_t kPaddingWord = kPaddingCode * 0x01010101u;  // four columns of padding
 constexpr std::uint32_t kMinusInfinityPair = 0xFC18FC18u;  // -1000 in both halves
 
 // A query profile, built on the device from the query's codes and the matrix
 // (score[code][query code], row by row): value k is strip k / (rows * codes),
-// code k / rows % codes, row k % rows of the strip; the query row's score
-// against the code + offset, or kPaddingScore + offset past the query's end
-// and for codes past the alphabet (the pair kernels' padding code).
+// code k / rows % codes, slot k % rows of the strip; a strip holds
+// rows_used query rows (the rest of its slots are padding), so slot s of
+// strip t is query row t * rows_used + s. The query row's score against the
+// code + offset, or kPaddingScore + offset past the query's end, in a
+// padding slot and for codes past the alphabet (the pair kernels' padding
+// code).
 template <typename Score>
 __global__ void query_profile_kernel(Score* profile, std::uint32_t values, const std::uint8_t* query,
                                      std::uint32_t query_length, const std::int8_t* matrix, int codes, int rows,
-                                     int offset) {
+                                     int rows_used, int offset) {
   for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < values; k += gridDim.x * blockDim.x) {
-    const std::uint32_t code = k / rows % codes;
-    const std::uint32_t row = k / (rows * codes) * rows + k % rows;
-    const int score = row < query_length && code < kAlphabetSize ? matrix[code * kAlphabetSize + query[row]]
-                                                                 : kPaddingScore;
+    const std::uint32_t code = k / rows % codes, slot = k % rows;
+    const std::uint32_t row = k / (rows * codes) * rows_used + slot;
+    const int score = slot < static_cast<std::uint32_t>(rows_used) && row < query_length && code < kAlphabetSize
+                          ? matrix[code * kAlphabetSize + query[row]]
+                          : kPaddingScore;
     profile[k] = static_cast<Score>(score + offset);
   }
 }
@@ -233,16 +241,18 @@ struct PairStrip {
     for (int r = 0; r < R; ++r) ho[r] = minus_open_pair, e[r] = kMinusInfinityPair;
   }
 
-  // The strip's profile rows for both targets' residues at one column.
+  // The strip's profile rows for both targets' residues at one column: R
+  // rows in whole uint4s of eight.
+  static constexpr int kWords = (R + 7) / 8;
   struct Rows {
-    uint4 first[R / 8], second[R / 8];
+    uint4 first[kWords], second[kWords];
   };
   static __device__ __forceinline__ Rows load_rows(const uint4* strip_profile, int code_first, int code_second) {
     Rows rows;
 #pragma unroll
-    for (int k = 0; k < R / 8; ++k) {
-      rows.first[k] = __ldg(strip_profile + code_first * (R / 8) + k);
-      rows.second[k] = __ldg(strip_profile + code_second * (R / 8) + k);
+    for (int k = 0; k < kWords; ++k) {
+      rows.first[k] = __ldg(strip_profile + code_first * kWords + k);
+      rows.second[k] = __ldg(strip_profile + code_second * kWords + k);
     }
     return rows;
   }
@@ -251,30 +261,48 @@ struct PairStrip {
                                                           int code_second) {
     Rows rows;
 #pragma unroll
-    for (int k = 0; k < R / 8; ++k) {
-      rows.first[k] = strip_profile[code_first * (R / 8) + k];
-      rows.second[k] = strip_profile[code_second * (R / 8) + k];
+    for (int k = 0; k < kWords; ++k) {
+      rows.first[k] = strip_profile[code_first * kWords + k];
+      rows.second[k] = strip_profile[code_second * kWords + k];
     }
     return rows;
   }
 
+  // Word k of a row's scores (rows 2k, 2k + 1), k known at compile time: a
+  // register, not an index into memory.
+  static __device__ __forceinline__ std::uint32_t word(const uint4 (&v)[kWords], int k) {
+    const uint4& q = v[k / 4];
+    return k % 4 == 0 ? q.x : k % 4 == 1 ? q.y : k % 4 == 2 ? q.z : q.w;
+  }
+
   // Target column j: `diagonal` is H - open of the row above the strip at
   // j - 1; ho_above and f are the row above's H - open and F at j on entry,
-  // the strip's last row's on return.
-  __device__ __forceinline__ void column(const Rows& rows, const PairArguments& a, std::uint32_t diagonal,
-                                         std::uint32_t& ho_above, std::uint32_t& f, std::uint32_t& best) {
-    const std::uint32_t* first = reinterpret_cast<const std::uint32_t*>(rows.first);
-    const std::uint32_t* second = reinterpret_cast<const std::uint32_t*>(rows.second);
-    std::uint32_t h_even = 0;
+  // the strip's last row's on return. minus_open, minus_extend: -open and
+  // -extend in both halves.
+  __device__ __forceinline__ void column(const Rows& rows, std::uint32_t minus_open, std::uint32_t minus_extend,
+                                         std::uint32_t diagonal, std::uint32_t& ho_above, std::uint32_t& f,
+                                         std::uint32_t& best) {
+    // First what needs only the previous column: each row's E and its
+    // diagonal term, max(0, H(r - 1, j - 1) + score, E). Then the chain
+    // down the strip (F, H), each row's new H - open written over its old
+    // one, which nothing needs any more: the strip's state stays in the
+    // same registers from column to column (no copies at the loop's end).
+    std::uint32_t diagonal_term[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) e[r] = __viaddmax_s16x2(e[r], minus_extend, ho[r]);  // max(E - extend, H(j - 1) - open)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       // Row r's score + open for the first target in the low half, the second's in the high half.
-      const std::uint32_t score = __byte_perm(first[r / 2], second[r / 2], r % 2 ? 0x7632 : 0x5410);
-      e[r] = __viaddmax_s16x2(e[r], a.minus_extend_pair, ho[r]);    // max(E - extend, H(j - 1) - open)
-      f = __viaddmax_s16x2(f, a.minus_extend_pair, ho_above);       // max(F - extend, H(r - 1) - open)
-      const std::uint32_t h = __vimax3_s16x2_relu(__vadd2(diagonal, score), e[r], f);
-      diagonal = ho[r];
-      ho[r] = __vadd2(h, a.minus_open_pair);
+      const std::uint32_t score =
+          __byte_perm(word(rows.first, r / 2), word(rows.second, r / 2), r % 2 ? 0x7632 : 0x5410);
+      diagonal_term[r] = __viaddmax_s16x2_relu(r == 0 ? diagonal : ho[r - 1], score, e[r]);
+    }
+    std::uint32_t h_even = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      f = __viaddmax_s16x2(f, minus_extend, ho_above);  // max(F - extend, H(r - 1) - open)
+      const std::uint32_t h = __vimax_s16x2_relu(diagonal_term[r], f);
+      ho[r] = __vadd2(h, minus_open);
       ho_above = ho[r];
       if (r % 2 == 0) h_even = h;
       else best = __vimax3_s16x2_relu(best, h_even, h);
@@ -299,9 +327,86 @@ __device__ void record_pair_best(const PairArguments& a, const TargetPair& pair,
   }
 }
 
-template <int G>
-__global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArguments a) {
-  using Strip = PairStrip<kStripRows>;
+// Lane 0 of a group in pair_group_kernel: the pair's residues a word (four
+// columns) of each target at a time, the next word already loaded. Columns
+// past a target's end read the padding code: load_targets() fills every
+// word's bytes past its target's end with it, and a word wholly past the
+// pair's length is not loaded.
+class LeadWords {
+ public:
+  __device__ explicit LeadWords(const TargetPair& pair) : words_(pair.words_first), length_(pair.length) {
+    now_first_ = word(0, 0), now_second_ = word(1, 0);
+    next_first_ = word(0, 1), next_second_ = word(1, 1);
+  }
+  // The codes of the current word's column u: the first target's in the low
+  // byte, the second's in the next one, zero above.
+  template <int u>
+  __device__ __forceinline__ std::uint32_t codes() const {
+    return __byte_perm(now_first_, now_second_, u | (4 + u) << 4) & 0xFFFFu;
+  }
+  // On to word w + 1, loading word w + 2.
+  __device__ __forceinline__ void advance(std::uint32_t w) {
+    now_first_ = next_first_, now_second_ = next_second_;
+    next_first_ = word(0, w + 2), next_second_ = word(1, w + 2);
+  }
+
+ private:
+  __device__ __forceinline__ std::uint32_t word(int slot, std::uint32_t w) const {
+    return 4 * w < length_ ? __ldg(words_ + slot + 32ull * w) : kPaddingWord;
+  }
+  const std::uint32_t* words_;
+  std::uint32_t length_;
+  std::uint32_t now_first_, now_second_, next_first_, next_second_;
+};
+
+// Lane 0's boundary rows from the previous pass (scratch), four columns at a
+// time, the next four already loaded (a wait for memory per four columns at
+// most, not per column).
+class SavedRows {
+ public:
+  __device__ SavedRows(const int2* scratch, std::uint32_t length, bool load) : scratch_(scratch), length_(length), load_(load) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) now_[u] = next_[u] = make_int2(0, 0);
+    fetch(0);
+  }
+  // The four columns from 4 w, taken; the four from 4 w + 4 loading.
+  __device__ __forceinline__ void advance(std::uint32_t w) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) now_[u] = next_[u];
+    fetch(w + 1);
+  }
+  template <int u>
+  __device__ __forceinline__ int2 at() const { return now_[u]; }
+
+ private:
+  __device__ __forceinline__ void fetch(std::uint32_t w) {
+    if (!load_) return;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const std::uint32_t j = 4 * w + u;
+      if (j < length_) next_[u] = scratch_[32ull * j];
+    }
+  }
+  const int2* scratch_;
+  std::uint32_t length_;
+  bool load_;
+  int2 now_[4], next_[4];
+};
+
+// Steps run four at a time (j % 4 known at compile time for lane 0, whose
+// column is the step): lane 0 takes each column's codes from a word it
+// loaded a word ahead and its boundary row from scratch it loaded four
+// columns ahead; the other lanes take both from the lane above by shuffle.
+// R: query rows a lane holds (10 .. 16, even; the profile's strips have
+// kStripRows slots, the rest padding), chosen per query (strip_plan()) so
+// that the group's rows fit the query closely.
+// Five blocks an SM (96 registers): measured faster than 128 registers and
+// four (H100, first 153,148 metastudent proteins: 8.3 against 8.4 ms at
+// 500, 31.9 against 32.4 at 2,000).
+template <int G, int R>
+__global__ void __launch_bounds__(kThreadsPerBlock, 5) pair_group_kernel(PairArguments a) {
+  using Strip = PairStrip<R>;
+  static_assert(R % 2 == 0 && R <= kStripRows && Strip::kWords == kStripRows / 8, "a strip is one profile strip");
   const std::uint32_t group = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / G;
   const int lane = threadIdx.x % G;
   // Longest pairs first: blocks start in index order, so the slowest ones
@@ -310,44 +415,73 @@ __global__ void __launch_bounds__(kThreadsPerBlock) pair_group_kernel(PairArgume
   const bool active = group < a.pair_end - a.pair_begin;
   const TargetPair pair(a, a.pair_end - 1 - group, active);
   const std::uint32_t warp_length = warp_max(pair.length);  // every lane of the warp runs the same steps (its shuffles need them all)
+  const std::uint32_t steps = warp_length + G - 1;
   int2* scratch = a.scratch + a.warps[pair.first / 32].scratch_base + pair.first % 32;
+  const std::uint32_t minus_open = a.minus_open_pair, minus_extend = a.minus_extend_pair;
   std::uint32_t best = 0;
   // The pass's G strips of the profile, in shared memory for the whole block
   // (its warps' pairs have about the same length: sorted), so that the rows of
   // every step come from shared memory instead of through L1.
   extern __shared__ uint4 pass_profile[];
-  constexpr int kPassWords = G * kProfileCodes * (kStripRows / 8);
+  constexpr int kPassWords = G * kProfileCodes * Strip::kWords;
   for (int pass = 0; pass < a.passes; ++pass) {
     __syncthreads();  // every warp is done with the previous pass's rows
     for (int k = threadIdx.x; k < kPassWords; k += kThreadsPerBlock)
       pass_profile[k] = __ldg(a.profile + static_cast<std::size_t>(pass) * kPassWords + k);
     __syncthreads();
-    const uint4* strip_profile = pass_profile + lane * kProfileCodes * (kStripRows / 8);
+    const uint4* strip_profile = pass_profile + lane * kProfileCodes * Strip::kWords;
     Strip strip(a.minus_open_pair);
+    // above_previous: H - open of the row above at the column before; before
+    // column 0, the boundary's (H = 0).
     std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
     const bool last_pass = pass + 1 == a.passes;
-    LeadResidues lead(pair);
-    std::uint32_t out_codes = 0;
-    for (std::uint32_t step = 0; step < warp_length + G - 1; ++step) {
+    LeadWords lead(pair);
+    SavedRows saved(scratch, pair.length, lane == 0 && pass > 0);
+    saved.advance(0);
+    std::uint32_t out_codes = 0, step0 = 0;
+    // Step step0 + u; kRampUp: some lane may not have reached column 0 yet
+    // (j < 0), and must wait. Past the pair's end a lane runs on: its
+    // columns read the padding code, whose cells never exceed a real cell
+    // (see above), so only the scratch row must not be written there. Not
+    // testing for it keeps each step's state in the same registers (a
+    // skipped column would cost a copy of every row's state at the join).
+    const auto column = [&](auto u_constant, auto ramp_up_constant) {
+      constexpr int u = decltype(u_constant)::value;
+      constexpr bool kRampUp = decltype(ramp_up_constant)::value;
       const std::uint32_t from_ho = __shfl_up_sync(0xffffffffu, out_ho, 1, G);
       const std::uint32_t from_f = __shfl_up_sync(0xffffffffu, out_f, 1, G);
       const std::uint32_t from_codes = __shfl_up_sync(0xffffffffu, out_codes, 1, G);
-      const std::int64_t j = static_cast<std::int64_t>(step) - lane;
-      if (j < 0 || j >= pair.length) continue;
+      const std::int64_t j = static_cast<std::int64_t>(step0 + u) - lane;
+      if (kRampUp && j < 0) return;
       std::uint32_t ho_above = from_ho, f = from_f, codes = from_codes;
       if (lane == 0) {
-        ho_above = a.minus_open_pair, f = kMinusInfinityPair, codes = lead.codes(static_cast<std::uint32_t>(j));
-        if (pass > 0) {
-          const int2 saved = scratch[32ull * j];
-          ho_above = static_cast<std::uint32_t>(saved.x), f = static_cast<std::uint32_t>(saved.y);
-        }
+        codes = lead.codes<u>();
+        const int2 boundary = saved.at<u>();
+        ho_above = pass > 0 ? static_cast<std::uint32_t>(boundary.x) : minus_open;
+        f = pass > 0 ? static_cast<std::uint32_t>(boundary.y) : kMinusInfinityPair;
       }
-      const std::uint32_t diagonal = j == 0 ? a.minus_open_pair : above_previous;
+      const std::uint32_t diagonal = above_previous;
       above_previous = ho_above;
-      strip.column(Strip::load_shared_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
+      strip.column(Strip::load_shared_rows(strip_profile, codes & 0xFF, codes >> 8), minus_open, minus_extend, diagonal,
+                   ho_above, f, best);
       out_ho = ho_above, out_f = f, out_codes = codes;
-      if (lane == G - 1 && !last_pass) scratch[32ull * j] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
-    }
+      if (lane == G - 1 && !last_pass && j < pair.length)
+        scratch[32ull * j] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
+    };
+    const auto four_columns = [&](auto ramp_up) {
+      column(std::integral_constant<int, 0>{}, ramp_up);
+      column(std::integral_constant<int, 1>{}, ramp_up);
+      column(std::integral_constant<int, 2>{}, ramp_up);
+      column(std::integral_constant<int, 3>{}, ramp_up);
+      if (lane == 0) {
+        lead.advance(step0 / 4);
+        saved.advance(step0 / 4 + 1);
+      }
+    };
+    constexpr std::uint32_t kRampUpSteps = (G - 1 + 3) / 4 * 4;  // until lane G - 1 reaches column 0
+    if constexpr (kRampUpSteps > 0)
+      for (; step0 < kRampUpSteps && step0 < steps; step0 += 4) four_columns(std::true_type{});
+    for (; step0 < steps; step0 += 4) four_columns(std::false_type{});
     __syncwarp();  // lane G - 1's row is visible to lane 0 in the next pass
   }
   best = warp_reduce<G>(best, HalvesMax{});
@@ -436,7 +570,8 @@ __global__ void __launch_bounds__(kExclusiveBlockThreads) long_pair_kernel(PairA
       }
       const std::uint32_t diagonal = j == 0 ? a.minus_open_pair : above_previous;
       above_previous = ho_above;
-      strip.column(Strip::load_rows(strip_profile, codes & 0xFF, codes >> 8), a, diagonal, ho_above, f, best);
+      strip.column(Strip::load_rows(strip_profile, codes & 0xFF, codes >> 8), a.minus_open_pair, a.minus_extend_pair,
+                   diagonal, ho_above, f, best);
       out_ho = ho_above, out_f = f, out_codes = codes;
       if (lane == 31 && !last_pass) {
         __stcg(out_row + j, make_int2(static_cast<int>(out_ho), static_cast<int>(out_f)));
@@ -835,14 +970,20 @@ class GpuEngine final : public SwEngine {
       words += 32 * ((longest + 3) / 4);
       scratch += 32 * longest;
     }
-    std::vector<std::uint32_t> packed(words, 0);
+    // Bytes past a target's end hold the padding code (pair_group_kernel's
+    // lane 0 reads whole words).
+    std::vector<std::uint32_t> packed(words, kPaddingWord);
     for (std::size_t t = 0; t < n; ++t) {
       const std::size_t original = order_[t];
       lengths[t] = static_cast<std::uint32_t>(targets.length(original));
       const std::uint8_t* residues = targets.begin(original);
       const WarpSlice& warp = warps[t / 32];
-      for (std::uint32_t j = 0; j < lengths[t]; ++j)
-        packed[warp.word_base + 32 * (j / 4) + t % 32] |= static_cast<std::uint32_t>(residues[j]) << (8 * (j % 4));
+      for (std::uint32_t j0 = 0; j0 < lengths[t]; j0 += 4) {
+        std::uint32_t word = kPaddingWord;
+        for (std::uint32_t u = 0; u < 4 && j0 + u < lengths[t]; ++u)
+          word = (word & ~(0xFFu << (8 * u))) | static_cast<std::uint32_t>(residues[j0 + u]) << (8 * u);
+        packed[warp.word_base + 32 * (j0 / 4) + t % 32] = word;
+      }
     }
     packed_.upload(packed.data(), packed.size(), "copying targets to the GPU");
     warps_.upload(warps.data(), warps.size(), "copying target layout to the GPU");
@@ -923,9 +1064,8 @@ class GpuEngine final : public SwEngine {
   // query's strips. The stream must be idle: the inputs' buffers are reused.
   int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
     check_gaps(gaps);
-    const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);
-    const int group_size = lanes_per_pair(strips);
-    const int passes = (strips + group_size - 1) / group_size;
+    const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);  // the rescoring's
+    const StripPlan plan = strip_plan(query.size());
     const int long_strips = static_cast<int>((query.size() + kLongRows - 1) / kLongRows);
     const int long_passes = (long_strips + 31) / 32;
     // Every input the launches read, queued before any launch: a buffer that
@@ -933,9 +1073,9 @@ class GpuEngine final : public SwEngine {
     // The host copies only the query's codes; its profiles are built on the device.
     upload_matrix(matrix);
     queue_upload_query(query);
-    queue_pair_profile(profile16_, kStripRows, passes * group_size, gaps);
+    queue_pair_profile(profile16_, kStripRows, plan.rows, plan.passes * plan.lanes, gaps);
     const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
-    if (long_pairs_ > 0 && !transposed) queue_pair_profile(profile_long_, kLongRows, long_passes * 32, gaps);
+    if (long_pairs_ > 0 && !transposed) queue_pair_profile(profile_long_, kLongRows, kLongRows, long_passes * 32, gaps);
     if (transposed) reserve_transposed_rows(query.size());
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
     long_done_.record(stream_, "ordering the long pairs after the clearing");
@@ -944,7 +1084,7 @@ class GpuEngine final : public SwEngine {
     // Long pairs on their own stream(s), started first, beside the rest.
     if (transposed) score_long_transposed(gaps);
     else if (long_pairs_ > 0) score_long_pairs(matrix, gaps, long_passes);
-    score_pairs(matrix, gaps, group_size, passes);
+    score_pairs(matrix, gaps, plan);
     long_done_.record(long_stream_, "recording the long pairs' end");
     exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
     stream_.wait_for(long_done_, "joining the long pairs' stream");
@@ -1041,6 +1181,29 @@ class GpuEngine final : public SwEngine {
     return lanes;
   }
 
+  // How pair_group_kernel covers a query: rows a lane holds, lanes a pair,
+  // passes.
+  struct StripPlan {
+    int rows = kStripRows, lanes = 1, passes = 1;
+  };
+  // The plan with the least work: lanes x passes x (rows + a column's fixed
+  // cost, about ten rows' worth of instructions). With 16 rows only, a
+  // query of 100 residues filled 8 x 16 = 128 rows and one of 360 filled 512
+  // (42 % padding); 14 and 12 rows fill 112 and 384.
+  static StripPlan strip_plan(std::size_t query_length) {
+    constexpr double kColumnCostInRows = 10;
+    StripPlan best;
+    double best_cost = 0;
+    for (int rows = kStripRows; rows >= kFewestStripRows; rows -= 2) {
+      const int strips = static_cast<int>((query_length + rows - 1) / rows);
+      const int lanes = lanes_per_pair(strips);
+      const int passes = (strips + lanes - 1) / lanes;
+      const double cost = double(lanes) * passes * (rows + kColumnCostInRows);
+      if (rows == kStripRows || cost < best_cost) best = {rows, lanes, passes}, best_cost = cost;
+    }
+    return best;
+  }
+
   // The query's codes into query_ on stream_, staged in pinned memory.
   void queue_upload_query(const std::vector<std::uint8_t>& query) {
     query_host_.reserve(query.size(), "allocating pinned memory for the query");
@@ -1049,21 +1212,24 @@ class GpuEngine final : public SwEngine {
   }
 
   // The pair kernels' profile of the query in query_ (int16 score + open,
-  // strips of `rows`), built into `buffer` on stream_.
-  void queue_pair_profile(DeviceBuffer<uint4>& buffer, int rows, int padded_strips, const GapPenalties& gaps) {
+  // strips of `rows` slots holding `rows_used` query rows each), built into
+  // `buffer` on stream_.
+  void queue_pair_profile(DeviceBuffer<uint4>& buffer, int rows, int rows_used, int padded_strips,
+                          const GapPenalties& gaps) {
     const std::size_t values = static_cast<std::size_t>(padded_strips) * kProfileCodes * rows;  // rows: 8 or 16
     if (values / 8 > buffer.capacity) buffer.allocate(values / 8, "allocating the query profile on the GPU");
     buffer.count = values / 8;
-    queue_query_profile(reinterpret_cast<std::int16_t*>(buffer.data), values, kProfileCodes, rows, gaps.open);
+    queue_query_profile(reinterpret_cast<std::int16_t*>(buffer.data), values, kProfileCodes, rows, rows_used,
+                        gaps.open);
   }
 
   // query_profile_kernel on stream_ for the query in query_ (see there).
   template <typename Score>
-  void queue_query_profile(Score* profile, std::size_t values, int codes, int rows, int offset) {
+  void queue_query_profile(Score* profile, std::size_t values, int codes, int rows, int rows_used, int offset) {
     const int blocks = static_cast<int>(std::min<std::size_t>((values + 255) / 256, 1024));
     query_profile_kernel<Score><<<blocks, 256, 0, stream_>>>(profile, static_cast<std::uint32_t>(values), query_.data,
                                                              static_cast<std::uint32_t>(query_.count), matrix_.data,
-                                                             codes, rows, offset);
+                                                             codes, rows, rows_used, offset);
     check_cuda(cudaGetLastError(), "launching the query profile's kernel");
   }
 
@@ -1111,24 +1277,34 @@ class GpuEngine final : public SwEngine {
                          flagged_count_.data};
   }
 
-  template <int G>
+  template <int G, int R>
   void launch_pair_groups(const PairArguments& args) {
     const std::size_t threads = std::size_t{args.pair_end - args.pair_begin} * G;
     const std::size_t shared_bytes = std::size_t{G} * kProfileCodes * (kStripRows / 8) * sizeof(uint4);
-    pair_group_kernel<G><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
-                           kThreadsPerBlock, shared_bytes, stream_>>>(args);
+    pair_group_kernel<G, R><<<static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock),
+                              kThreadsPerBlock, shared_bytes, stream_>>>(args);
+  }
+  template <int G>
+  void launch_pair_groups(const PairArguments& args, int rows) {
+    static_assert(kFewestStripRows == 10 && kStripRows == 16, "one case per strip height");
+    switch (rows) {
+      case 10: launch_pair_groups<G, 10>(args); break;
+      case 12: launch_pair_groups<G, 12>(args); break;
+      case 14: launch_pair_groups<G, 14>(args); break;
+      default: launch_pair_groups<G, 16>(args); break;
+    }
   }
 
-  void score_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, int group_size, int passes) {
+  void score_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, const StripPlan& plan) {
     if (bulk_pairs_ == 0) return;
-    const PairArguments args = pair_arguments(matrix, gaps, profile16_.data, passes);
-    switch (group_size) {
-      case 1: launch_pair_groups<1>(args); break;
-      case 2: launch_pair_groups<2>(args); break;
-      case 4: launch_pair_groups<4>(args); break;
-      case 8: launch_pair_groups<8>(args); break;
-      case 16: launch_pair_groups<16>(args); break;
-      default: launch_pair_groups<32>(args); break;
+    const PairArguments args = pair_arguments(matrix, gaps, profile16_.data, plan.passes);
+    switch (plan.lanes) {
+      case 1: launch_pair_groups<1>(args, plan.rows); break;
+      case 2: launch_pair_groups<2>(args, plan.rows); break;
+      case 4: launch_pair_groups<4>(args, plan.rows); break;
+      case 8: launch_pair_groups<8>(args, plan.rows); break;
+      case 16: launch_pair_groups<16>(args, plan.rows); break;
+      default: launch_pair_groups<32>(args, plan.rows); break;
     }
     check_cuda(cudaGetLastError(), "launching the SW kernel");
   }
@@ -1200,7 +1376,8 @@ class GpuEngine final : public SwEngine {
     const std::size_t values = static_cast<std::size_t>((strips + 31) / 32 * 32) * kAlphabetSize * kStripRows;
     if (values / 4 > profile8_.capacity) profile8_.allocate(values / 4, "allocating the query profile on the GPU");
     profile8_.count = values / 4;
-    queue_query_profile(reinterpret_cast<std::int8_t*>(profile8_.data), values, kAlphabetSize, kStripRows, 0);
+    queue_query_profile(reinterpret_cast<std::int8_t*>(profile8_.data), values, kAlphabetSize, kStripRows, kStripRows,
+                        0);
   }
 
   // Targets whose 16-bit best may have saturated, again with 32-bit cells, a warp each.
