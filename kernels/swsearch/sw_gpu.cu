@@ -519,6 +519,16 @@ constexpr std::size_t kTransposedQueryBelow = 768;
 // queries of 500 / 1,000 against 17.6 / 20.5 with none; 24 no better.
 constexpr std::size_t kExclusiveLongPairs = 8;
 constexpr int kExclusiveBlockThreads = 1024;
+// Long pairs that pair_group_kernel takes after all, per query
+// (pairs_in_groups()): those whose path through the group kernel (passes x
+// (length + lanes) steps of kGroupStepSeconds) stays within kLongestPathShare
+// of the whole scan's time (query x residues at kGroupCellsPerSmSecond on each
+// SM). The group kernel starts them first, so they end with the rest, at its
+// rate instead of the long kernels'. H100 figures, 16-row strips at five
+// blocks an SM: 3.5 TCUPS over 132 SMs, a step about 0.45 us.
+constexpr double kGroupCellsPerSmSecond = 2.6e10;
+constexpr double kGroupStepSeconds = 0.45e-6;
+constexpr double kLongestPathShare = 0.5;
 
 __global__ void __launch_bounds__(kExclusiveBlockThreads) long_pair_kernel(PairArguments a) {
   __shared__ volatile long long progress[kMaxLongWarps];  // pass x (length + 1) + columns written
@@ -934,6 +944,8 @@ class GpuEngine final : public SwEngine {
  public:
   explicit GpuEngine(int device) {
     name_ = select_cuda_device(device);
+    check_cuda(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device),
+               "reading the GPU's multiprocessor count");
     std::size_t free_bytes = 0, total_bytes = 0;
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "reading the GPU's free memory");
     round_residues_ = free_bytes / 2 / kDeviceBytesPerResidue;
@@ -995,6 +1007,8 @@ class GpuEngine final : public SwEngine {
     best_.allocate(std::max<std::size_t>(n, kBestCopiedAtOnce), "allocating the best scores on the GPU");
     target_count_ = n;
     place_long_pairs(lengths);
+    sorted_lengths_ = lengths;
+    residues_ = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
     // The long pairs' targets once more, each contiguous, for the transposed path.
     std::vector<std::uint8_t> long_residues;
     std::vector<std::uint64_t> long_offsets{0};
@@ -1074,8 +1088,10 @@ class GpuEngine final : public SwEngine {
     upload_matrix(matrix);
     queue_upload_query(query);
     queue_pair_profile(profile16_, kStripRows, plan.rows, plan.passes * plan.lanes, gaps);
-    const bool transposed = long_pairs_ > 0 && query.size() < kTransposedQueryBelow;
-    if (long_pairs_ > 0 && !transposed) queue_pair_profile(profile_long_, kLongRows, kLongRows, long_passes * 32, gaps);
+    group_pairs_ = pairs_in_groups(plan, query.size());
+    const bool long_rest = group_pairs_ < bulk_pairs_ + long_pairs_;
+    const bool transposed = long_rest && query.size() < kTransposedQueryBelow;
+    if (long_rest && !transposed) queue_pair_profile(profile_long_, kLongRows, kLongRows, long_passes * 32, gaps);
     if (transposed) reserve_transposed_rows(query.size());
     check_cuda(cudaMemsetAsync(flagged_count_.data, 0, sizeof(std::uint32_t), stream_), "clearing the saturation count");
     long_done_.record(stream_, "ordering the long pairs after the clearing");
@@ -1083,7 +1099,7 @@ class GpuEngine final : public SwEngine {
     exclusive_stream_.wait_for(long_done_, "ordering the long pairs after the clearing");
     // Long pairs on their own stream(s), started first, beside the rest.
     if (transposed) score_long_transposed(gaps);
-    else if (long_pairs_ > 0) score_long_pairs(matrix, gaps, long_passes);
+    else if (long_rest) score_long_pairs(matrix, gaps, long_passes);
     score_pairs(matrix, gaps, plan);
     long_done_.record(long_stream_, "recording the long pairs' end");
     exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
@@ -1252,6 +1268,21 @@ class GpuEngine final : public SwEngine {
     ring_.allocate(ring, "allocating the long pairs' boundary rows on the GPU");
   }
 
+  // Pairs [0, result) go to pair_group_kernel for this query: the static
+  // split's bulk, then long pairs while their path through the group kernel
+  // stays short beside the scan (see kLongestPathShare).
+  std::size_t pairs_in_groups(const StripPlan& plan, std::size_t query_length) const {
+    const double scan_seconds =
+        double(query_length) * double(residues_) / (double(sm_count_) * kGroupCellsPerSmSecond);
+    std::size_t pairs = bulk_pairs_;
+    for (; pairs < bulk_pairs_ + long_pairs_; ++pairs) {
+      const std::uint32_t longer = sorted_lengths_[std::min(2 * pairs + 1, target_count_ - 1)];
+      const double path_seconds = double(plan.passes) * (longer + plan.lanes) * kGroupStepSeconds;
+      if (path_seconds > kLongestPathShare * scan_seconds) break;
+    }
+    return pairs;
+  }
+
   PairArguments pair_arguments(const ScoreMatrix& matrix, const GapPenalties& gaps, const uint4* profile,
                                int passes) const {
     const std::uint32_t minus_open = static_cast<std::uint16_t>(-gaps.open);
@@ -1261,7 +1292,7 @@ class GpuEngine final : public SwEngine {
                          lengths_.data,
                          static_cast<std::uint32_t>(target_count_),
                          0,
-                         static_cast<std::uint32_t>(bulk_pairs_),
+                         static_cast<std::uint32_t>(group_pairs_),
                          profile,
                          passes,
                          minus_open * 0x10001u,
@@ -1296,7 +1327,7 @@ class GpuEngine final : public SwEngine {
   }
 
   void score_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, const StripPlan& plan) {
-    if (bulk_pairs_ == 0) return;
+    if (group_pairs_ == 0) return;
     const PairArguments args = pair_arguments(matrix, gaps, profile16_.data, plan.passes);
     switch (plan.lanes) {
       case 1: launch_pair_groups<1>(args, plan.rows); break;
@@ -1323,10 +1354,12 @@ class GpuEngine final : public SwEngine {
       transposed_results_.allocate(targets, "allocating the long targets' scores on the GPU");
   }
 
+  // The long targets past pair_group_kernel's (group_pairs_), transposed.
   void score_long_transposed(const GapPenalties& gaps) {
-    const std::uint32_t targets = static_cast<std::uint32_t>(target_count_ - 2 * bulk_pairs_);
+    const std::uint32_t targets = static_cast<std::uint32_t>(target_count_ - 2 * group_pairs_);
+    const std::size_t skipped = 2 * (group_pairs_ - bulk_pairs_);  // long targets the groups took
     const WarpDpArguments args{long_targets_.data,
-                               long_target_offsets_.data,
+                               long_target_offsets_.data + skipped,
                                query_.data,
                                nullptr,
                                nullptr,
@@ -1346,7 +1379,7 @@ class GpuEngine final : public SwEngine {
                                      kThreadsPerBlock, 0, long_stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the long targets' SW kernel");
     copy_scores_kernel<<<(targets + 255) / 256, 256, 0, long_stream_>>>(transposed_results_.data,
-                                                                        scores_.data + 2 * bulk_pairs_, targets);
+                                                                        scores_.data + 2 * group_pairs_, targets);
     check_cuda(cudaGetLastError(), "launching the long targets' score copy");
   }
 
@@ -1356,17 +1389,18 @@ class GpuEngine final : public SwEngine {
   void score_long_pairs(const ScoreMatrix& matrix, const GapPenalties& gaps, int passes) {
     PairArguments args = pair_arguments(matrix, gaps, profile_long_.data, passes);
     args.long_warps = std::min(passes, kMaxLongWarps);
-    const std::size_t exclusive = std::min(kExclusiveLongPairs, long_pairs_);
-    args.pair_begin = static_cast<std::uint32_t>(bulk_pairs_ + long_pairs_ - exclusive);
-    args.pair_end = static_cast<std::uint32_t>(bulk_pairs_ + long_pairs_);
+    const std::size_t end = bulk_pairs_ + long_pairs_, rest = end - group_pairs_;
+    const std::size_t exclusive = std::min(kExclusiveLongPairs, rest);
+    args.pair_begin = static_cast<std::uint32_t>(end - exclusive);
+    args.pair_end = static_cast<std::uint32_t>(end);
     if (exclusive > 0) {
       long_pair_kernel<<<static_cast<unsigned>(exclusive), kExclusiveBlockThreads, 0, exclusive_stream_>>>(args);
       check_cuda(cudaGetLastError(), "launching the long-pair SW kernel");
     }
-    if (exclusive == long_pairs_) return;
+    if (exclusive == rest) return;
     args.pair_end = args.pair_begin;
-    args.pair_begin = static_cast<std::uint32_t>(bulk_pairs_);
-    long_pair_kernel<<<static_cast<unsigned>(long_pairs_ - exclusive), 32 * args.long_warps, 0, long_stream_>>>(args);
+    args.pair_begin = static_cast<std::uint32_t>(group_pairs_);
+    long_pair_kernel<<<static_cast<unsigned>(rest - exclusive), 32 * args.long_warps, 0, long_stream_>>>(args);
     check_cuda(cudaGetLastError(), "launching the long-pair SW kernel");
   }
 
@@ -1565,6 +1599,10 @@ class GpuEngine final : public SwEngine {
   std::vector<std::size_t> order_;  // sorted position -> original target index
   std::size_t target_count_ = 0;
   std::size_t bulk_pairs_ = 0, long_pairs_ = 0;  // sorted pairs [0, bulk) to pair_group_kernel, the rest to long_pair_kernel
+  std::size_t group_pairs_ = 0;                   // this query's pairs to pair_group_kernel (>= bulk_pairs_)
+  std::vector<std::uint32_t> sorted_lengths_;     // of the loaded targets, sorted order
+  std::uint64_t residues_ = 0;
+  int sm_count_ = 0;
   DeviceBuffer<std::uint32_t> packed_;
   DeviceBuffer<WarpSlice> warps_;
   DeviceBuffer<std::uint32_t> lengths_;
