@@ -5,13 +5,14 @@
 // together; a group of lanes scores two neighbouring targets at once in the
 // 16-bit halves of its registers (pair_group_kernel). Each lane holds a
 // horizontal strip of 10 to 16 query rows (per query, the height that fits
-// the query best) in registers and sweeps the whole target; the lanes of a group hold consecutive strips and pass the strip
-// boundary row (H and F) and the column's residue codes down by shuffle, a
-// wavefront one column apart; a query taller than the group's strips takes
-// several passes, between which the boundary row waits in scratch memory.
-// Pairs holding a target of kLongTarget residues or more get a block of warps
-// each instead, whose passes run at once (long_pair_kernel), started first on
-// streams of their own. Per cell the recurrences of the reference with
+// the query best) in registers and sweeps the whole target; the lanes of a
+// group hold consecutive strips and pass the strip boundary row (H and F) and
+// the column's residue codes down by shuffle, a wavefront one column apart; a
+// query taller than the group's strips takes several passes, between which
+// the boundary row waits in scratch memory. Pairs holding a target of
+// kLongTarget residues or more whose path through the groups would outlast
+// the scan get a block of warps each instead, whose passes run at once
+// (long_pair_kernel), started first on streams of their own. Per cell the recurrences of the reference with
 // Hopper's DPX instructions (__viaddmax_s16x2: max(a + b, c);
 // __vimax3_s16x2_relu: max(0, a, b, c)), which other GPUs emulate. A target
 // whose best score could have saturated 16 bits is rescored with 32-bit cells
@@ -364,7 +365,8 @@ class LeadWords {
 // most, not per column).
 class SavedRows {
  public:
-  __device__ SavedRows(const int2* scratch, std::uint32_t length, bool load) : scratch_(scratch), length_(length), load_(load) {
+  __device__ SavedRows(const int2* scratch, std::uint32_t length, bool load)
+      : scratch_(scratch), length_(length), load_(load) {
 #pragma unroll
     for (int u = 0; u < 4; ++u) now_[u] = next_[u] = make_int2(0, 0);
     fetch(0);
