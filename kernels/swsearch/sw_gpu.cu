@@ -180,6 +180,11 @@ struct PairArguments {
   std::int32_t* scores;     // sorted order
   std::uint32_t* flagged;   // targets (sorted order) to rescore in 32 bits
   std::uint32_t* flagged_count;
+  // 0x10000, read at run time so that the compiler cannot turn multiplications
+  // by it into shifts: pair_group_kernel splits its two shared-memory
+  // addresses by integer multiply-adds, which issue to the FMA pipe instead
+  // of the integer ALU that its DPX recurrences keep busy.
+  std::uint32_t half_unit = 0x10000u;
 };
 
 // The two targets of pair p; an inactive pair has none (length 0).
@@ -258,18 +263,22 @@ struct PairStrip {
     return rows;
   }
   // The same from a pass's strips in shared memory, interleaved by slot
-  // (pass_profile_slots()): word k of a code's rows at (code * kWords + k) *
-  // kSlots from the lane's own slot.
+  // (pass_profile_slots()): word k of each code's rows at shared address
+  // (first or second) + 16 k kSlots.
   template <int kSlots>
-  static __device__ __forceinline__ Rows load_shared_rows(const uint4* slot_profile, int code_first,
-                                                          int code_second) {
+  static __device__ __forceinline__ Rows load_shared_rows(std::uint32_t first, std::uint32_t second) {
     Rows rows;
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
-      rows.first[k] = slot_profile[(code_first * kWords + k) * kSlots];
-      rows.second[k] = slot_profile[(code_second * kWords + k) * kSlots];
+      rows.first[k] = load_shared_word(first + 16 * k * kSlots);
+      rows.second[k] = load_shared_word(second + 16 * k * kSlots);
     }
     return rows;
+  }
+  static __device__ __forceinline__ uint4 load_shared_word(std::uint32_t address) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
+    return v;
   }
 
   // Word k of a row's scores (rows 2k, 2k + 1), k known at compile time: a
@@ -343,10 +352,10 @@ class LeadWords {
     next_first_ = word(0, 1), next_second_ = word(1, 1);
   }
   // The codes of the current word's column u: the first target's in the low
-  // byte, the second's in the next one, zero above.
+  // half, the second's in the high half.
   template <int u>
   __device__ __forceinline__ std::uint32_t codes() const {
-    return __byte_perm(now_first_, now_second_, u | (4 + u) << 4) & 0xFFFFu;
+    return __byte_perm(now_first_, now_second_, u | (4 + u) << 8) & 0x00FF00FFu;
   }
   // On to word w + 1, loading word w + 2.
   __device__ __forceinline__ void advance(std::uint32_t w) {
@@ -365,13 +374,14 @@ class LeadWords {
 
 // Lane 0's boundary rows from the previous pass (scratch), four columns at a
 // time, the next four already loaded (a wait for memory per four columns at
-// most, not per column).
+// most, not per column). In the first pass (load false), the query's top
+// boundary: `boundary` at every column.
 class SavedRows {
  public:
-  __device__ SavedRows(const int2* scratch, std::uint32_t length, bool load)
+  __device__ SavedRows(const int2* scratch, std::uint32_t length, bool load, int2 boundary)
       : scratch_(scratch), length_(length), load_(load) {
 #pragma unroll
-    for (int u = 0; u < 4; ++u) now_[u] = next_[u] = make_int2(0, 0);
+    for (int u = 0; u < 4; ++u) now_[u] = next_[u] = boundary;
     fetch(0);
   }
   // The four columns from 4 w, taken; the four from 4 w + 4 loading.
@@ -409,6 +419,20 @@ class SavedRows {
 // 13.7 wavefronts a load instead of 4 (ncu, H100, query of 500).
 __host__ __device__ constexpr int pass_profile_slots(int group_lanes) { return group_lanes < 8 ? 8 : group_lanes; }
 
+// Integer multiply-adds that the compiler cannot turn into shifts or
+// additions on the integer ALU (their operands come from run time: see
+// PairArguments::half_unit).
+__device__ __forceinline__ std::uint32_t multiply_high(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t result;
+  asm("mul.hi.u32 %0, %1, %2;" : "=r"(result) : "r"(a), "r"(b));
+  return result;
+}
+__device__ __forceinline__ std::uint32_t multiply_add(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  std::uint32_t result;
+  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(result) : "r"(a), "r"(b), "r"(c));
+  return result;
+}
+
 // Steps run four at a time (j % 4 known at compile time for lane 0, whose
 // column is the step): lane 0 takes each column's codes from a word it
 // loaded a word ahead and its boundary row from scratch it loaded four
@@ -441,66 +465,84 @@ __global__ void __launch_bounds__(kThreadsPerBlock, 5) pair_group_kernel(PairArg
   extern __shared__ uint4 pass_profile[];
   constexpr int kSlots = pass_profile_slots(G);
   constexpr int kStripWords = kProfileCodes * Strip::kWords;
+  // A code's rows start kCodeBytes after the code before's; two shared
+  // addresses (one per target) travel in the halves of a word.
+  constexpr std::uint32_t kCodeBytes = Strip::kWords * kSlots * sizeof(uint4);
+  static_assert(kSlots * kStripWords * sizeof(uint4) + 8192 <= 0x10000, "a shared address fits a half word");
+  const std::uint32_t unit = a.half_unit, minus_unit = 0u - unit, code_bytes = (unit >> 16) * kCodeBytes;
+  const std::uint32_t slot_addresses =
+      static_cast<std::uint32_t>(__cvta_generic_to_shared(pass_profile + threadIdx.x % kSlots)) * 0x10001u;
   for (int pass = 0; pass < a.passes; ++pass) {
     __syncthreads();  // every warp is done with the previous pass's rows
     const uint4* pass_strips = a.profile + static_cast<std::size_t>(pass) * G * kStripWords;
     for (int k = threadIdx.x; k < kSlots * kStripWords; k += kThreadsPerBlock)
       pass_profile[k] = __ldg(pass_strips + k % kSlots % G * kStripWords + k / kSlots);
     __syncthreads();
-    const uint4* slot_profile = pass_profile + threadIdx.x % kSlots;
-    Strip strip(a.minus_open_pair);
-    // above_previous: H - open of the row above at the column before; before
-    // column 0, the boundary's (H = 0).
-    std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
-    const bool last_pass = pass + 1 == a.passes;
-    LeadWords lead(pair);
-    SavedRows saved(scratch, pair.length, lane == 0 && pass > 0);
-    saved.advance(0);
-    std::uint32_t out_codes = 0, step0 = 0;
-    // Step step0 + u; kRampUp: some lane may not have reached column 0 yet
-    // (j < 0), and must wait. Past the pair's end a lane runs on: its
-    // columns read the padding code, whose cells never exceed a real cell
-    // (see above), so only the scratch row must not be written there. Not
-    // testing for it keeps each step's state in the same registers (a
-    // skipped column would cost a copy of every row's state at the join).
-    const auto column = [&](auto u_constant, auto ramp_up_constant) {
-      constexpr int u = decltype(u_constant)::value;
-      constexpr bool kRampUp = decltype(ramp_up_constant)::value;
-      const std::uint32_t from_ho = __shfl_up_sync(0xffffffffu, out_ho, 1, G);
-      const std::uint32_t from_f = __shfl_up_sync(0xffffffffu, out_f, 1, G);
-      const std::uint32_t from_codes = __shfl_up_sync(0xffffffffu, out_codes, 1, G);
-      const std::int64_t j = static_cast<std::int64_t>(step0 + u) - lane;
-      if (kRampUp && j < 0) return;
-      std::uint32_t ho_above = from_ho, f = from_f, codes = from_codes;
-      if (lane == 0) {
-        codes = lead.codes<u>();
-        const int2 boundary = saved.at<u>();
-        ho_above = pass > 0 ? static_cast<std::uint32_t>(boundary.x) : minus_open;
-        f = pass > 0 ? static_cast<std::uint32_t>(boundary.y) : kMinusInfinityPair;
-      }
-      const std::uint32_t diagonal = above_previous;
-      above_previous = ho_above;
-      strip.column(Strip::template load_shared_rows<kSlots>(slot_profile, codes & 0xFF, codes >> 8), minus_open,
-                   minus_extend, diagonal, ho_above, f, best);
-      out_ho = ho_above, out_f = f, out_codes = codes;
-      if (lane == G - 1 && !last_pass && j < pair.length)
-        scratch[32ull * j] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
+    // One pass; kStoreRows: not the last, lane G - 1 stores its row for the next.
+    const auto run_pass = [&](auto store_rows_constant) {
+      constexpr bool kStoreRows = decltype(store_rows_constant)::value;
+      Strip strip(a.minus_open_pair);
+      // above_previous: H - open of the row above at the column before; before
+      // column 0, the boundary's (H = 0).
+      std::uint32_t out_ho = a.minus_open_pair, out_f = kMinusInfinityPair, above_previous = a.minus_open_pair;
+      LeadWords lead(pair);
+      SavedRows saved(scratch, pair.length, lane == 0 && pass > 0,
+                      make_int2(static_cast<int>(minus_open), static_cast<int>(kMinusInfinityPair)));
+      saved.advance(0);
+      std::uint32_t out_codes = 0, step0 = 0;
+      // Step step0 + u; kRampUp: some lane may not have reached column 0 yet
+      // (j < 0), and must wait. Past the pair's end a lane runs on: its
+      // columns read the padding code, whose cells never exceed a real cell
+      // (see above), so only the scratch row must not be written there. Not
+      // testing for it keeps each step's state in the same registers (a
+      // skipped column would cost a copy of every row's state at the join).
+      const auto column = [&](auto u_constant, auto ramp_up_constant) {
+        constexpr int u = decltype(u_constant)::value;
+        constexpr bool kRampUp = decltype(ramp_up_constant)::value;
+        const std::uint32_t from_ho = __shfl_up_sync(0xffffffffu, out_ho, 1, G);
+        const std::uint32_t from_f = __shfl_up_sync(0xffffffffu, out_f, 1, G);
+        const std::uint32_t from_codes = __shfl_up_sync(0xffffffffu, out_codes, 1, G);
+        const int j = static_cast<int>(step0 + u) - lane;
+        if (kRampUp && j < 0) return;
+        std::uint32_t ho_above = from_ho, f = from_f, codes = from_codes;
+        if (lane == 0) {
+          codes = lead.codes<u>();
+          const int2 boundary = saved.at<u>();
+          ho_above = static_cast<std::uint32_t>(boundary.x), f = static_cast<std::uint32_t>(boundary.y);
+        }
+        const std::uint32_t diagonal = above_previous;
+        above_previous = ho_above;
+        // Both targets' shared addresses in one multiply-add, split by two more.
+        const std::uint32_t addresses = multiply_add(codes, code_bytes, slot_addresses);
+        const std::uint32_t second_address = multiply_high(addresses, unit);
+        const std::uint32_t first_address = multiply_add(second_address, minus_unit, addresses);
+        strip.column(Strip::template load_shared_rows<kSlots>(first_address, second_address), minus_open, minus_extend,
+                     diagonal, ho_above, f, best);
+        out_ho = ho_above, out_f = f, out_codes = codes;
+        if (kStoreRows && lane == G - 1 && j < static_cast<int>(pair.length))
+          scratch[32 * static_cast<std::uint32_t>(j)] = make_int2(static_cast<int>(out_ho), static_cast<int>(out_f));
+      };
+      const auto four_columns = [&](auto ramp_up) {
+        column(std::integral_constant<int, 0>{}, ramp_up);
+        column(std::integral_constant<int, 1>{}, ramp_up);
+        column(std::integral_constant<int, 2>{}, ramp_up);
+        column(std::integral_constant<int, 3>{}, ramp_up);
+        if (lane == 0) {
+          lead.advance(step0 / 4);
+          saved.advance(step0 / 4 + 1);
+        }
+      };
+      constexpr std::uint32_t kRampUpSteps = (G - 1 + 3) / 4 * 4;  // until lane G - 1 reaches column 0
+      if constexpr (kRampUpSteps > 0)
+        for (; step0 < kRampUpSteps && step0 < steps; step0 += 4) four_columns(std::true_type{});
+      for (; step0 < steps; step0 += 4) four_columns(std::false_type{});
     };
-    const auto four_columns = [&](auto ramp_up) {
-      column(std::integral_constant<int, 0>{}, ramp_up);
-      column(std::integral_constant<int, 1>{}, ramp_up);
-      column(std::integral_constant<int, 2>{}, ramp_up);
-      column(std::integral_constant<int, 3>{}, ramp_up);
-      if (lane == 0) {
-        lead.advance(step0 / 4);
-        saved.advance(step0 / 4 + 1);
-      }
-    };
-    constexpr std::uint32_t kRampUpSteps = (G - 1 + 3) / 4 * 4;  // until lane G - 1 reaches column 0
-    if constexpr (kRampUpSteps > 0)
-      for (; step0 < kRampUpSteps && step0 < steps; step0 += 4) four_columns(std::true_type{});
-    for (; step0 < steps; step0 += 4) four_columns(std::false_type{});
-    __syncwarp();  // lane G - 1's row is visible to lane 0 in the next pass
+    if (pass + 1 < a.passes) {
+      run_pass(std::true_type{});
+      __syncwarp();  // lane G - 1's rows are visible to lane 0 in the next pass
+    } else {
+      run_pass(std::false_type{});
+    }
   }
   best = warp_reduce<G>(best, HalvesMax{});
   if (active && lane == 0) record_pair_best(a, pair, best);
