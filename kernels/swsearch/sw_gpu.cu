@@ -60,7 +60,7 @@ namespace {
 // (more padding), 32 rows 4.2 / 10.8 / 20.0 / 39.4 / 97.9 (128 registers: 4
 // warps per scheduler, waiting on loads).
 constexpr int kStripRows = 16;
-constexpr int kFewestStripRows = 10;  // pair_group_kernel's lanes hold 10, 12, 14 or 16 rows
+constexpr int kFewestStripRows = 10;  // pair_group_kernel's lanes hold 10 to 16 rows
 constexpr int kThreadsPerBlock = 128;
 constexpr int kNegativeInfinity = -(1 << 29);  // below any score, and no overflow when penalties are subtracted
 // A padded query row scores this against everything: such rows can never
@@ -320,6 +320,7 @@ struct PairStrip {
       if (r % 2 == 0) h_even = h;
       else best = __vimax3_s16x2_relu(best, h_even, h);
     }
+    if (R % 2 == 1) best = __vimax_s16x2_relu(best, h_even);
   }
 };
 
@@ -437,7 +438,7 @@ __device__ __forceinline__ std::uint32_t multiply_add(std::uint32_t a, std::uint
 // column is the step): lane 0 takes each column's codes from a word it
 // loaded a word ahead and its boundary row from scratch it loaded four
 // columns ahead; the other lanes take both from the lane above by shuffle.
-// R: query rows a lane holds (10 .. 16, even; the profile's strips have
+// R: query rows a lane holds (10 .. 16; the profile's strips have
 // kStripRows slots, the rest padding), chosen per query (strip_plan()) so
 // that the group's rows fit the query closely.
 // Five blocks an SM (96 registers): measured faster than 128 registers and
@@ -446,7 +447,7 @@ __device__ __forceinline__ std::uint32_t multiply_add(std::uint32_t a, std::uint
 template <int G, int R>
 __global__ void __launch_bounds__(kThreadsPerBlock, 5) pair_group_kernel(PairArguments a) {
   using Strip = PairStrip<R>;
-  static_assert(R % 2 == 0 && R <= kStripRows && Strip::kWords == kStripRows / 8, "a strip is one profile strip");
+  static_assert(R <= kStripRows && Strip::kWords == kStripRows / 8, "a strip is one profile strip");
   const std::uint32_t group = (blockIdx.x * kThreadsPerBlock + threadIdx.x) / G;
   const int lane = threadIdx.x % G;
   // Longest pairs first: blocks start in index order, so the slowest ones
@@ -1265,12 +1266,12 @@ class GpuEngine final : public SwEngine {
   // The plan with the least work: lanes x passes x (rows + a column's fixed
   // cost, about ten rows' worth of instructions). With 16 rows only, a
   // query of 100 residues filled 8 x 16 = 128 rows and one of 360 filled 512
-  // (42 % padding); 14 and 12 rows fill 112 and 384.
+  // (42 % padding); 14 and 12 rows fill 112 and 384, 13 rows 104.
   static StripPlan strip_plan(std::size_t query_length) {
     constexpr double kColumnCostInRows = 10;
     StripPlan best;
     double best_cost = 0;
-    for (int rows = kStripRows; rows >= kFewestStripRows; rows -= 2) {
+    for (int rows = kStripRows; rows >= kFewestStripRows; --rows) {
       const int strips = static_cast<int>((query_length + rows - 1) / rows);
       const int lanes = lanes_per_pair(strips);
       const int passes = (strips + lanes - 1) / lanes;
@@ -1381,8 +1382,11 @@ class GpuEngine final : public SwEngine {
     static_assert(kFewestStripRows == 10 && kStripRows == 16, "one case per strip height");
     switch (rows) {
       case 10: launch_pair_groups<G, 10>(args); break;
+      case 11: launch_pair_groups<G, 11>(args); break;
       case 12: launch_pair_groups<G, 12>(args); break;
+      case 13: launch_pair_groups<G, 13>(args); break;
       case 14: launch_pair_groups<G, 14>(args); break;
+      case 15: launch_pair_groups<G, 15>(args); break;
       default: launch_pair_groups<G, 16>(args); break;
     }
   }
