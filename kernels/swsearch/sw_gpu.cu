@@ -873,6 +873,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock) warp_dp_kernel(WarpDpArgumen
   }
 }
 
+// Scores in sorted positions back into the targets' own order: out[original[t]] = sorted[t].
+__global__ void unsort_scores_kernel(const std::int32_t* sorted, const std::uint32_t* original, std::int32_t* out,
+                                     std::uint32_t count) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < count) out[original[t]] = sorted[t];
+}
+
 // The best scores of warp_dp_kernel's results into the engine's sorted scores.
 __global__ void copy_scores_kernel(const int3* results, std::int32_t* scores, std::uint32_t count) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1063,6 +1070,10 @@ class GpuEngine final : public SwEngine {
     lengths_.upload(lengths.data(), lengths.size(), "copying target lengths to the GPU");
     scratch_.allocate(scratch, "allocating the DP scratch rows on the GPU");
     scores_.allocate(n, "allocating scores on the GPU");
+    const std::vector<std::uint32_t> original(order_.begin(), order_.end());
+    original_positions_.upload(original.data(), n, "copying the targets' order to the GPU");
+    unsorted_scores_.allocate(n, "allocating scores on the GPU");
+    scores_host_.reserve(n, "allocating pinned memory for the scores");
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
     best_.allocate(std::max<std::size_t>(n, kBestCopiedAtOnce), "allocating the best scores on the GPU");
@@ -1085,14 +1096,20 @@ class GpuEngine final : public SwEngine {
 
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                    const GapPenalties& gaps) override {
-    std::vector<std::int32_t> result(target_count_, 0);
-    if (target_count_ == 0 || query.empty()) return result;
-    score_on_device(query, matrix, gaps);
-    std::vector<std::int32_t> sorted(target_count_);
-    check_cuda(cudaMemcpy(sorted.data(), scores_.data, target_count_ * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
-               "copying scores back");
-    for (std::size_t t = 0; t < target_count_; ++t) result[order_[t]] = sorted[t];
-    return result;
+    if (target_count_ == 0 || query.empty()) return std::vector<std::int32_t>(target_count_, 0);
+    // One wait per query, as in best_scores(): the scores are put back in the
+    // targets' order on the device and copied into pinned memory in the same
+    // queue as the scan (a copy to pageable memory and a scattered loop over
+    // them on the host took about 0.3 ms a query after the GPU was done).
+    const int strips = queue_scan(query, matrix, gaps);
+    queue_scores_copy();
+    stream_.synchronize("scoring on the GPU");
+    if (*flagged_host_.data > 0) {
+      rescore_saturated(gaps, strips);
+      queue_scores_copy();
+      stream_.synchronize("copying scores back");
+    }
+    return std::vector<std::int32_t>(scores_host_.data, scores_host_.data + target_count_);
   }
 
   std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
@@ -1125,12 +1142,15 @@ class GpuEngine final : public SwEngine {
   }
 
  private:
-  // Scores the query against every loaded target into scores_ (sorted
-  // positions), the saturated ones rescored in 32 bits; the stream is idle after.
-  void score_on_device(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
-    const int strips = queue_scan(query, matrix, gaps);
-    stream_.synchronize("scoring on the GPU");
-    if (*flagged_host_.data > 0) rescore_saturated(gaps, strips);
+  // Queues scores_ (sorted positions) into scores_host_ in the targets' own order.
+  void queue_scores_copy() {
+    const auto count = static_cast<std::uint32_t>(target_count_);
+    unsort_scores_kernel<<<(count + 255) / 256, 256, 0, stream_>>>(scores_.data, original_positions_.data,
+                                                                   unsorted_scores_.data, count);
+    check_cuda(cudaGetLastError(), "launching the scores' reordering");
+    check_cuda(cudaMemcpyAsync(scores_host_.data, unsorted_scores_.data, count * sizeof(std::int32_t),
+                               cudaMemcpyDeviceToHost, stream_),
+               "copying scores back");
   }
 
   // Queues the 16-bit scan of the query against every loaded target into
@@ -1673,6 +1693,8 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint32_t> lengths_;
   DeviceBuffer<int2> scratch_;
   DeviceBuffer<std::int32_t> scores_;
+  DeviceBuffer<std::uint32_t> original_positions_;  // sorted position -> original target index (order_)
+  DeviceBuffer<std::int32_t> unsorted_scores_;      // scores_ in the targets' own order
   DeviceBuffer<char4> profile8_;
   DeviceBuffer<uint4> profile16_, profile_long_;
   DeviceBuffer<std::uint8_t> query_;  // the scan's query, its codes
@@ -1690,6 +1712,7 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
   PinnedBuffer<BestScoresHost> host_best_;
   PinnedBuffer<std::uint32_t> flagged_host_;  // queue_scan()'s saturated targets
+  PinnedBuffer<std::int32_t> scores_host_;    // scores(): every target's, in its own order
   PinnedBuffer<std::uint8_t> query_host_;  // the scan's query, staged for its asynchronous copy
   // ends()
   DeviceBuffer<std::uint8_t> end_queries_, end_targets_;
