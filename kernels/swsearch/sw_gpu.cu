@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <type_traits>
@@ -1058,11 +1059,16 @@ class GpuEngine final : public SwEngine {
       lengths[t] = static_cast<std::uint32_t>(targets.length(original));
       const std::uint8_t* residues = targets.begin(original);
       const WarpSlice& warp = warps[t / 32];
-      for (std::uint32_t j0 = 0; j0 < lengths[t]; j0 += 4) {
+      std::uint32_t* column = packed.data() + warp.word_base + t % 32;  // word w at column[32 w]
+      const std::uint32_t whole_words = lengths[t] / 4;
+      // Whole words as they lie (column j in byte j % 4: little-endian), then the last one padded.
+      static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a word's first residue in its low byte");
+      for (std::uint32_t w = 0; w < whole_words; ++w) std::memcpy(column + 32 * w, residues + 4 * w, 4);
+      if (lengths[t] % 4 != 0) {
         std::uint32_t word = kPaddingWord;
-        for (std::uint32_t u = 0; u < 4 && j0 + u < lengths[t]; ++u)
-          word = (word & ~(0xFFu << (8 * u))) | static_cast<std::uint32_t>(residues[j0 + u]) << (8 * u);
-        packed[warp.word_base + 32 * (j0 / 4) + t % 32] = word;
+        for (std::uint32_t j = 4 * whole_words; j < lengths[t]; ++j)
+          word = (word & ~(0xFFu << (8 * (j % 4)))) | static_cast<std::uint32_t>(residues[j]) << (8 * (j % 4));
+        column[32 * whole_words] = word;
       }
     }
     packed_.upload(packed.data(), packed.size(), "copying targets to the GPU");
