@@ -63,10 +63,11 @@ constexpr std::uint64_t kDefaultChunkResidues = 20'000'000;
 // core at the queries' mean length of ~360; bench/RESULTS.md).
 constexpr std::size_t kDefaultQueriesPerWu = 96;
 // The GPU size class's defaults (core/size_class.h): 10 x the residues and
-// about 43 x the queries, 427 x the cells: one and a half to two minutes of
-// scan on an H100 (measured: 88 s at 170 M residues, 2.9 TCUPS), so that the
-// WU's fixed costs (start, reading and packing the chunk) and the host's share
-// per query stay small beside it (3.6-4.3 % of a core; bench/RESULTS.md).
+// about 43 x the queries, 427 x the cells: over a minute of scan on an H100
+// (measured: 65 s at 170 M residues, 3.9 TCUPS), so that the WU's fixed costs
+// (start, reading and packing the chunk) and the host's share per query stay
+// small beside it (3.2 % of a core while the GPU is busy, 5.1 % over the
+// whole run; bench/RESULTS.md).
 constexpr std::uint64_t kGpuChunkResidues = 200'000'000;
 constexpr std::size_t kGpuQueriesPerWu = 4096;
 // The hits file at its largest: top_hits lines per query, each two ids of at
