@@ -12,9 +12,10 @@
 // the boundary row waits in scratch memory. Pairs holding a target of
 // kLongTarget residues or more whose path through the groups would outlast
 // the scan get a block of warps each instead, whose passes run at once
-// (long_pair_kernel), started first on streams of their own. Per cell the recurrences of the reference with
-// Hopper's DPX instructions (__viaddmax_s16x2: max(a + b, c);
-// __vimax3_s16x2_relu: max(0, a, b, c)), which other GPUs emulate. A target
+// (long_pair_kernel), started first on streams of their own. Per cell the
+// recurrences of the reference with Hopper's DPX instructions
+// (__viaddmax_s16x2: max(a + b, c); __vimax3_s16x2_relu: max(0, a, b, c)),
+// which other GPUs emulate. A target
 // whose best score could have saturated 16 bits is rescored with 32-bit cells
 // (rescore_kernel). Only the best score is kept: the maximum is the same
 // whatever order cells are visited in, so the score is exactly the
@@ -1106,36 +1107,18 @@ class GpuEngine final : public SwEngine {
   std::vector<std::int32_t> scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                    const GapPenalties& gaps) override {
     if (target_count_ == 0 || query.empty()) return std::vector<std::int32_t>(target_count_, 0);
-    // One wait per query, as in best_scores(): the scores are put back in the
-    // targets' order on the device and copied into pinned memory in the same
-    // queue as the scan (a copy to pageable memory and a scattered loop over
-    // them on the host took 0.6-0.9 ms a query after the GPU was done, for
-    // 153,168 targets).
-    const int strips = queue_scan(query, matrix, gaps);
-    queue_scores_copy();
-    stream_.synchronize("scoring on the GPU");
-    if (*flagged_host_.data > 0) {
-      rescore_saturated(gaps, strips);
-      queue_scores_copy();
-      stream_.synchronize("copying scores back");
-    }
+    // The scores are put back in the targets' order on the device and copied
+    // into pinned memory in the scan's queue (a copy to pageable memory and a
+    // scattered loop over them on the host took 0.6-0.9 ms a query after the
+    // GPU was done, for 153,168 targets).
+    scan_then(query, matrix, gaps, [&] { queue_scores_copy(); });
     return std::vector<std::int32_t>(scores_host_.data, scores_host_.data + target_count_);
   }
 
   std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                         const GapPenalties& gaps, std::size_t limit) override {
     if (target_count_ == 0 || query.empty() || limit == 0) return SwEngine::best_scores(query, matrix, gaps, limit);
-    // One wait per query: the scan and the selection are queued together, and
-    // only a saturated score (rare: a 16-bit best near its ceiling) makes a
-    // second round, its rescoring and a new selection.
-    const int strips = queue_scan(query, matrix, gaps);
-    queue_best_selection(limit);
-    stream_.synchronize("scoring and selecting the best scores on the GPU");
-    if (*flagged_host_.data > 0) {
-      rescore_saturated(gaps, strips);
-      queue_best_selection(limit);
-      stream_.synchronize("selecting the best scores on the GPU");
-    }
+    scan_then(query, matrix, gaps, [&] { queue_best_selection(limit); });
     const BestScoresHost& host = *host_best_.data;
     const std::uint32_t found = host.found;
     std::vector<int2> entries(host.best, host.best + std::min(found, kBestCopiedAtOnce));
@@ -1152,6 +1135,22 @@ class GpuEngine final : public SwEngine {
   }
 
  private:
+  // The scan of the query, then what queue_results() queues to copy back,
+  // with one wait per query: only a saturated score (rare: a 16-bit best near
+  // its ceiling) makes a second round, its rescoring and queue_results() again.
+  template <class QueueResults>
+  void scan_then(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
+                 const QueueResults& queue_results) {
+    const int strips = queue_scan(query, matrix, gaps);
+    queue_results();
+    stream_.synchronize("scoring on the GPU");
+    if (*flagged_host_.data > 0) {
+      rescore_saturated(gaps, strips);
+      queue_results();
+      stream_.synchronize("copying the rescored results back");
+    }
+  }
+
   // Queues scores_ (sorted positions) into scores_host_ in the targets' own order.
   void queue_scores_copy() {
     const auto count = static_cast<std::uint32_t>(target_count_);
