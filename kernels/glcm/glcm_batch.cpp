@@ -123,20 +123,21 @@ double image_cost(std::size_t windows, const GlcmParams& params) {
 }
 
 std::vector<std::vector<std::size_t>> batch_images(const std::vector<BatchItem>& items,
-                                                   const std::vector<std::string>& names, double max_cost) {
+                                                   const std::vector<std::string>& names, double max_cost,
+                                                   std::uint64_t max_windows) {
   if (!(max_cost > 0)) throw InputError("--max-cost-per-wu must be positive");
   std::vector<std::vector<std::size_t>> batches;
   double cost = 0;
   std::uint64_t windows = 0, summary = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const BatchItem& item = items[i];
-    if (item.windows > kMaxWindowsPerWu)
+    if (item.windows > max_windows)
       throw InputError("image " + names[i] + " has " + std::to_string(item.windows) + " windows, more than the " +
-                       std::to_string(kMaxWindowsPerWu) + " one WU may hold");
+                       std::to_string(max_windows) + " one WU may hold");
     if (item.summary_bytes > kMaxSummaryBytes)
       throw InputError("image " + names[i] + ": its summary alone would exceed " + std::to_string(kMaxSummaryBytes) +
                        " bytes");
-    const bool fits = !batches.empty() && cost + item.cost <= max_cost && windows + item.windows <= kMaxWindowsPerWu &&
+    const bool fits = !batches.empty() && cost + item.cost <= max_cost && windows + item.windows <= max_windows &&
                       summary + item.summary_bytes <= kMaxSummaryBytes && batches.back().size() < 1000;
     if (!fits) {
       batches.emplace_back();

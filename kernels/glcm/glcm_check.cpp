@@ -45,17 +45,18 @@ std::vector<ImageShape> image_shapes(const nlohmann::json& summary, const GlcmPa
   require(images.is_array() && images.size() == params.images.size(), "summary images differ from its params' images");
   std::vector<ImageShape> shapes;
   std::uint64_t total = 0;
+  const std::uint64_t max_windows = max_windows_per_wu(params);
   for (std::size_t i = 0; i < images.size(); ++i) {
     ImageShape shape;
     require(images[i].at("name") == params.images[i].name, "summary image " + std::to_string(i) + " is misnamed");
     shape.name = params.images[i].name;
     shape.width = static_cast<int>(integer_field(images[i], "width", 1, 16384));
     shape.height = static_cast<int>(integer_field(images[i], "height", 1, 16384));
-    shape.windows = static_cast<std::uint64_t>(integer_field(images[i], "windows", 1, kMaxWindowsPerWu));
+    shape.windows = static_cast<std::uint64_t>(integer_field(images[i], "windows", 1, max_windows));
     total += shape.windows;
     shapes.push_back(shape);
   }
-  require(total <= kMaxWindowsPerWu, "the result claims more windows than a WU may hold");
+  require(total <= max_windows, "the result claims more windows than a WU may hold");
   return shapes;
 }
 

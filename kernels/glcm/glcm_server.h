@@ -59,14 +59,23 @@ constexpr double kFlopsPerUpdateStep = 2000;
 // About four paper-size images (~22,000 windows, all 25 distances, 3 quantisations:
 // 22,000 x 1026 x 3 = 6.8e7 steps each) per WU: 6e11 operations, minutes on a GPU.
 constexpr double kDefaultMaxCostPerWu = 3e8;
-// The GPU size class's (core/size_class.h): 40 x that, about 176 paper-size
-// images (13 s on an H100, hours on one CPU core); kMaxWindowsPerWu (190 such
-// images, 28 of the 512 x 512 test plates) bounds it too.
-constexpr double kGpuMaxCostPerWu = 1.2e10;
+// The GPU size class's (core/size_class.h): 160 x that, about 700 paper-size
+// images or 118 of the 512 x 512 test plates (about a minute on an H100,
+// days on one CPU core). A WU that keeps maps is bounded by kMaxWindowsPerWu
+// first (190 paper-size images, 28 plates).
+constexpr double kGpuMaxCostPerWu = 4.8e10;
 // Windows in one WU, over all its images: bounds the maps file the validator
-// decodes (each window 8 bytes of centre and up to 3 x 104 bytes of sums, so
-// at most ~1.3 GiB) and a host's memory. A 2048 x 2048 image has 4.06 million.
+// decodes and a host's memory. With maps (map_distance > 0) each window is 8
+// bytes of centre and up to 3 x 104 bytes of sums, so at most ~1.3 GiB; a
+// 2048 x 2048 image has 4.06 million windows.
 constexpr std::uint64_t kMaxWindowsPerWu = 1u << 22;
+// Without maps the file holds only the centres (8 bytes a window): four times
+// the windows is still a tenth of those bytes (~128 MiB before zstd).
+constexpr std::uint64_t kMaxWindowsPerWuWithoutMaps = 1u << 24;
+// The bound that applies to a WU of these params.
+inline std::uint64_t max_windows_per_wu(const GlcmParams& params) {
+  return params.map_distance == 0 ? kMaxWindowsPerWuWithoutMaps : kMaxWindowsPerWu;
+}
 // Longest line of the features table: a 64-character image name, 2+2+10 digits,
 // a 19-character feature name, 4 doubles of at most 24 characters (%.17g),
 // 4 coordinates of at most 5 digits, 12 tabs and a newline: 226 bytes.
@@ -84,12 +93,13 @@ struct BatchItem {
 };
 // Greedy in input order: an image joins the current WU while the WU's cost
 // stays <= max_cost, its summary within kMaxSummaryBytes and its windows
-// within kMaxWindowsPerWu; otherwise it starts the next WU. An image is never
+// within max_windows (max_windows_per_wu()); otherwise it starts the next WU. An image is never
 // split, so one costlier than max_cost makes a WU of its own. Returns the
 // image indices of each WU. InputError when one image alone breaks the
 // summary or window limit (`names` name it), or max_cost is not positive.
 std::vector<std::vector<std::size_t>> batch_images(const std::vector<BatchItem>& items,
-                                                   const std::vector<std::string>& names, double max_cost);
+                                                   const std::vector<std::string>& names, double max_cost,
+                                                   std::uint64_t max_windows);
 
 // Result sizes, computed from the formats (glcm_job.cpp) for the worst case.
 //   summary_base_bytes: the summary of a WU with `params`' levels and distances

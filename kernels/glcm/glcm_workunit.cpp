@@ -150,7 +150,7 @@ std::vector<std::vector<std::size_t>> plan_batches(const std::vector<PlannedImag
     items.push_back({plan.cost, plan.windows, image_summary_bytes(settings, plan.name, plan.width, plan.height, plan.windows)});
     names.push_back(plan.image_path);
   }
-  return batch_images(items, names, max_cost);
+  return batch_images(items, names, max_cost, max_windows_per_wu(settings));
 }
 
 std::vector<std::string> wu_names(const std::string& prefix, const std::vector<std::vector<std::size_t>>& batches) {
@@ -264,7 +264,7 @@ struct MapOptions {
 
 void run_map(const MapOptions& options) {
   const int feature = feature_index(options.feature);
-  const DecodedMaps maps = decode_maps(read_file_bytes(options.maps), kMaxWindowsPerWu);
+  const DecodedMaps maps = decode_maps(read_file_bytes(options.maps), kMaxWindowsPerWuWithoutMaps);
   GreyImage underlay;
   if (!options.underlay.empty()) underlay = read_grey_png(options.underlay);
   const GreyImage picture =
@@ -287,7 +287,7 @@ void add_make_command(CLI::App& glcm, std::function<void(const WorkunitSpec&)> e
   command->add_option("--distances", options->distances, "distances in 1..25: list and ranges, e.g. 1-25 or 1,2,5-7");
   command->add_option("--map-distance", options->map_distance, "distance of the per-window maps (0: none)");
   command->add_option("--max-cost-per-wu", options->max_cost,
-                      "windows x displacements x levels per WU (default 3e8; size class gpu 1.2e10)");
+                      "windows x displacements x levels per WU (default 3e8; size class gpu 4.8e10)");
   add_size_class_option(command, &options->size_class);
   command->add_option("--name", options->name, "WU name prefix: WUs are PREFIX_0, PREFIX_1, ...")->required();
   command->add_option("--out", options->out, "output directory")->required();

@@ -54,15 +54,26 @@ TEST(GlcmCost, WindowsTimesDisplacementsTimesLevels) {
 TEST(GlcmBatching, GreedyInInputOrderNeverSplitting) {
   const std::vector<std::string> names{"a", "b", "c", "d", "e", "f"};
   const std::vector<BatchItem> items{{5, 10, 100}, {4, 10, 100}, {3, 10, 100}, {9, 10, 100}, {1, 10, 100}, {50, 10, 100}};
-  const auto batches = batch_images(items, names, 10);
+  const auto batches = batch_images(items, names, 10, kMaxWindowsPerWu);
   // 5+4 fit; 3 would make 12: new WU; 3+9 > 10: new WU; 9+1 = 10 fits; 50 alone.
   EXPECT_EQ(batches, (std::vector<std::vector<std::size_t>>{{0, 1}, {2}, {3, 4}, {5}}));
   // The summary limit closes WUs too: two images of 600 KB cannot share one.
   const std::vector<BatchItem> big{{1, 10, 600000}, {1, 10, 600000}, {1, 10, 300000}};
-  EXPECT_EQ(batch_images(big, {"a", "b", "c"}, 1e9), (std::vector<std::vector<std::size_t>>{{0}, {1, 2}}));
-  EXPECT_THROW(batch_images({{1, 10, kMaxSummaryBytes + 1}}, {"a"}, 1e9), InputError);
-  EXPECT_THROW(batch_images({{1, kMaxWindowsPerWu + 1, 100}}, {"a"}, 1e9), InputError);
-  EXPECT_THROW(batch_images(items, names, 0), InputError);
+  EXPECT_EQ(batch_images(big, {"a", "b", "c"}, 1e9, kMaxWindowsPerWu), (std::vector<std::vector<std::size_t>>{{0}, {1, 2}}));
+  EXPECT_THROW(batch_images({{1, 10, kMaxSummaryBytes + 1}}, {"a"}, 1e9, kMaxWindowsPerWu), InputError);
+  EXPECT_THROW(batch_images({{1, kMaxWindowsPerWu + 1, 100}}, {"a"}, 1e9, kMaxWindowsPerWu), InputError);
+  EXPECT_THROW(batch_images(items, names, 0, kMaxWindowsPerWu), InputError);
+  // The window bound closes WUs too: 3 + 3 windows do not fit a bound of 5.
+  EXPECT_EQ(batch_images({{1, 3, 100}, {1, 3, 100}}, {"a", "b"}, 1e9, 5),
+            (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+}
+
+TEST(GlcmBatching, WithoutMapsAWuHoldsFourTimesTheWindows) {
+  GlcmParams params;
+  params.map_distance = 0;
+  EXPECT_EQ(max_windows_per_wu(params), 4 * kMaxWindowsPerWu);
+  params.map_distance = 1;
+  EXPECT_EQ(max_windows_per_wu(params), kMaxWindowsPerWu);
 }
 
 TEST(GlcmBatching, SummaryBoundHoldsForARealSummary) {
