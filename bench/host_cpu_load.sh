@@ -23,7 +23,7 @@
 # size class instead, with helix-wu's class defaults (`--size-class`, no
 # explicit sizes): swsearch the class's chunk of DB (20 M or 200 M residues,
 # at most the whole DB) and one WU's queries (96 or 4,096); hmmsearch the same
-# chunk; glcm the three plates (cpu) or 10 copies of each (gpu: about the
+# chunk; glcm the three plates (cpu) or 40 copies of each (gpu: about the
 # class's cost); mrf the same volume (a WU is one volume in either class).
 # HOST_LOAD_ENGINE=cpu runs `HELIX --cpu` (the CPU engine on one core).
 # HOST_LOAD_PROFILES="A.hmm B.hmm.gz ..." gives the hmmsearch WU those models
@@ -65,7 +65,7 @@ make_work_units() {
     /usr/bin/python3 "$here/scripts/make_plates.py" "$out/input/plates" 512 240 >/dev/null
     if [[ $size_class == gpu ]]; then
       for plate in "$out"/input/plates/*.png; do
-        for copy in 1 2 3 4 5 6 7 8 9; do cp "$plate" "${plate%.png}_$copy.png"; done
+        for copy in $(seq 1 39); do cp "$plate" "${plate%.png}_$copy.png"; done
       done
     fi
     # shellcheck disable=SC2046
