@@ -3,6 +3,7 @@
 // and reports), and the padding of string columns without printf.
 #pragma once
 #include <algorithm>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -56,6 +57,24 @@ inline void append_left_aligned(std::string& out, std::string_view text, int wid
 inline void append_right_aligned(std::string& out, std::string_view text, int width) {
   out.append(static_cast<std::size_t>(std::max(width - static_cast<int>(text.size()), 0)), ' ');
   out += text;
+}
+
+// printf's "%.17g" of `value`, byte for byte: std::to_chars with a precision
+// is specified to format as printf does in the C locale (nan, inf and signs
+// included), and it is about nine times faster than glibc's printf (glcm's
+// features table formats four such numbers a row).
+inline void append_g17(std::string& out, double value) {
+  char digits[32];
+  const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, value, std::chars_format::general, 17);
+  out.append(digits, end.ptr);
+}
+
+// printf's "%d" / "%zu" of an integer.
+template <typename Integer>
+void append_integer(std::string& out, Integer value) {
+  char digits[24];
+  const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, value);
+  out.append(digits, end.ptr);
 }
 
 }  // namespace helix

@@ -1,10 +1,16 @@
 // printf_text and append_printf (core/text_format.h): the bytes of C's
 // printf, for lines that fit its stack buffer and for longer ones, which take
-// a second pass; the column helpers: the bytes of "%-*s" and "%*s".
+// a second pass; the column helpers: the bytes of "%-*s" and "%*s"; the
+// number helpers: the bytes of "%.17g" and "%d".
 #include "core/text_format.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 
 namespace {
@@ -52,6 +58,33 @@ TEST(ColumnHelpers, AreTheBytesOfPrintfsPaddedStrings) {
       EXPECT_EQ(left, helix::printf_text("%-*s", width, name)) << name << " in " << width;
       EXPECT_EQ(right, helix::printf_text("%*s", width, name)) << name << " in " << width;
     }
+}
+
+TEST(NumberHelpers, AreTheBytesOfPrintfsG17AndD) {
+  std::vector<double> values{0.0, -0.0, 1.0, 0.1, -2.5e-310, 5e-324, 1.7976931348623157e308, 123456789012345678.0,
+                             std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                             std::nan(""), -std::nan("")};
+  std::mt19937_64 random(20261128);
+  for (int k = 0; k < 20000; ++k) {  // every bit pattern's kind: normal, subnormal, huge, nan
+    const std::uint64_t bits = random();
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    values.push_back(value);
+    values.push_back(std::uniform_real_distribution<double>(-1e3, 1e3)(random));
+  }
+  for (const double value : values) {
+    std::string text = "x";
+    helix::append_g17(text, value);
+    EXPECT_EQ(text, "x" + helix::printf_text("%.17g", value));
+  }
+  for (const long long value : {0LL, 7LL, -1LL, 2147483647LL, -9223372036854775807LL - 1}) {
+    std::string text;
+    helix::append_integer(text, value);
+    EXPECT_EQ(text, helix::printf_text("%lld", value));
+  }
+  std::string text;
+  helix::append_integer(text, std::size_t{18446744073709551615u});
+  EXPECT_EQ(text, "18446744073709551615");
 }
 
 }  // namespace

@@ -192,8 +192,20 @@ TEST_F(GlcmJob, TableMapsAndSummaryReadBackExactly) {
   DirectoryRuntime runtime(dir_.string());
   auto engine = make_cpu_engine();
   const GlcmResult result = run_glcm_job(params, *engine, runtime);
-  const std::vector<FeatureRow> rows = parse_features_tsv(features_tsv(result));
+  const std::string table = features_tsv(result);
+  const std::vector<FeatureRow> rows = parse_features_tsv(table);
   ASSERT_EQ(rows.size(), 2u * 3 * 3 * kFeatureCount);
+  // The table's bytes are printf's: its first row, formatted by snprintf.
+  const ImageResult& first = result.images[0];
+  const BlockResult& block = first.blocks[0];
+  char line[512];
+  std::snprintf(line, sizeof line, "%s\t%d\t%d\t%zu\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t%d\t%d\t%d\t%d\n",
+                first.name.c_str(), level_count(block.level_divisor), block.distance, first.centres.size(),
+                kFeatureNames[0], block.statistics.max[0], block.statistics.mean[0], block.statistics.min[0],
+                block.statistics.range[0], first.centres[block.max_window[0]].x, first.centres[block.max_window[0]].y,
+                first.centres[block.min_window[0]].x, first.centres[block.min_window[0]].y);
+  const std::size_t row_start = table.find('\n') + 1;
+  EXPECT_EQ(table.substr(row_start, table.find('\n', row_start) + 1 - row_start), line);
   const FeatureRow& row = rows[kFeatureCount + kEntropy];  // camera, 64 levels, distance 5, entropy
   EXPECT_EQ(row.image, "camera");
   EXPECT_EQ(row.levels, 64);
