@@ -243,28 +243,33 @@ std::vector<WindowCentre> window_centres(const std::vector<std::uint8_t>& roi, i
     half_width[dy] = w;
   }
   // Centre (cx, cy) needs reach >= half_width[|dy|] + 1 on every row cy + dy.
-  // Reach radius + 1 meets every row's need, so where column cx holds a
-  // vertical run of it over all 2r + 1 rows (`full_run`, the run ending at
-  // row cy + r) the disc fits without a test per row; only the centres near
-  // the ROI's top and bottom edges (or a hole) are tested row by row. Both
-  // ways give the same predicate, so the same centres in the same order.
+  // Reach radius + 1 meets every row's need, so the rows that column cx holds
+  // a run of it over need no test: `full_run` counts that run up to row
+  // cy + r, the disc's last (capped at the disc's 2r + 1 rows, when the disc
+  // fits with no test at all). Only the rows above the run are tested: for
+  // centres near the ROI's edges or a hole. The same predicate either way, so
+  // the same centres in the same order.
   const auto full = static_cast<std::uint8_t>(radius + 1);
-  auto disc_fits = [&](int cx, int cy) {
-    for (int dy = -radius; dy <= radius; ++dy)
+  const auto disc_rows = static_cast<std::uint16_t>(2 * radius + 1);
+  auto rows_above_fit = [&](int cx, int cy, int covered) {
+    for (int dy = -radius; dy <= radius - covered; ++dy)
       if (reach[static_cast<std::size_t>(cy + dy) * width + cx] < half_width[dy < 0 ? -dy : dy] + 1) return false;
     return true;
   };
   std::vector<WindowCentre> centres;
-  std::vector<int> full_run(width, 0);
+  centres.reserve(roi.size() / 2);
+  std::vector<std::uint16_t> full_run(width, 0);
   for (int y = 0; y < height; ++y) {
     const std::uint8_t* row = reach.data() + static_cast<std::size_t>(y) * width;
-    for (int x = 0; x < width; ++x) full_run[x] = row[x] == full ? full_run[x] + 1 : 0;
+    std::uint16_t* run = full_run.data();
+    for (int x = 0; x < width; ++x)
+      run[x] = row[x] == full ? static_cast<std::uint16_t>(std::min(run[x] + 1, int{disc_rows})) : std::uint16_t{0};
     const int cy = y - radius;
     if (cy < radius) continue;
     const std::uint8_t* centre_row = reach.data() + static_cast<std::size_t>(cy) * width;
     for (int cx = radius; cx < width - radius; ++cx) {
       if (centre_row[cx] != full) continue;  // the centre's own row needs radius + 1
-      if (full_run[cx] >= 2 * radius + 1 || disc_fits(cx, cy)) centres.push_back({cx, cy});
+      if (run[cx] == disc_rows || rows_above_fit(cx, cy, run[cx])) centres.push_back({cx, cy});
     }
   }
   return centres;
