@@ -1008,6 +1008,8 @@ __global__ void best_scores_kernel(const std::int32_t* scores, std::uint32_t cou
 // What one query's selection copies back at once: the count and, speculatively,
 // this many entries (a second copy fetches the rest when ties make more).
 constexpr std::uint32_t kBestCopiedAtOnce = 4096;
+// Queries queued between two waits by batch_best_scores().
+constexpr std::size_t kQueriesPerWait = 8;
 struct BestScoresHost {
   std::uint32_t found;
   int2 best[kBestCopiedAtOnce];
@@ -1118,30 +1120,71 @@ class GpuEngine final : public SwEngine {
   std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                         const GapPenalties& gaps, std::size_t limit) override {
     if (target_count_ == 0 || query.empty() || limit == 0) return SwEngine::best_scores(query, matrix, gaps, limit);
-    scan_then(query, matrix, gaps, [&] { queue_best_selection(limit); });
+    scan_then(query, matrix, gaps, [&] { queue_best_selection(limit, host_best_.data); });
     const BestScoresHost& host = *host_best_.data;
-    const std::uint32_t found = host.found;
-    std::vector<int2> entries(host.best, host.best + std::min(found, kBestCopiedAtOnce));
-    if (found > kBestCopiedAtOnce) {  // many ties at the threshold
-      entries.resize(found);
+    std::vector<int2> entries(host.best, host.best + std::min(host.found, kBestCopiedAtOnce));
+    if (host.found > kBestCopiedAtOnce) {  // many ties at the threshold: the rest, still in best_
+      entries.resize(host.found);
       check_cuda(cudaMemcpy(entries.data() + kBestCopiedAtOnce, best_.data + kBestCopiedAtOnce,
-                            (found - kBestCopiedAtOnce) * sizeof(int2), cudaMemcpyDeviceToHost),
+                            (host.found - kBestCopiedAtOnce) * sizeof(int2), cudaMemcpyDeviceToHost),
                  "copying the best scores back");
     }
-    std::vector<ScoredTarget> best;
-    best.reserve(found);
-    for (const int2& e : entries) best.push_back({static_cast<std::uint32_t>(order_[e.x]), e.y});
+    return in_targets_order(entries);
+  }
+
+  // A wait for the GPU costs the host more than a query's launches (~140 us
+  // of process CPU on the H100 machine against ~4.6 us a launch; RESULTS.md),
+  // so a batch's queries are queued back to back, each selection copied into
+  // its own pinned slot, with one wait. Buffers the scans share are reused in
+  // stream order. A query that needs a second round (a saturated score) or
+  // more ties than a slot holds is done again alone by best_scores().
+  std::size_t queries_per_batch() const override { return kQueriesPerWait; }
+  std::vector<std::vector<ScoredTarget>> batch_best_scores(const std::vector<std::vector<std::uint8_t>>& queries,
+                                                           const ScoreMatrix& matrix, const GapPenalties& gaps,
+                                                           std::size_t limit) override {
+    if (target_count_ == 0 || limit == 0 || queries.size() <= 1)
+      return SwEngine::batch_best_scores(queries, matrix, gaps, limit);
+    std::vector<std::size_t> staged_at(queries.size() + 1, 0);
+    for (std::size_t k = 0; k < queries.size(); ++k) staged_at[k + 1] = staged_at[k] + queries[k].size();
+    // Every slot reserved before anything is queued: a pinned buffer that grew
+    // would free memory that queued copies still target.
+    query_host_.reserve(std::max<std::size_t>(staged_at.back(), 1), "allocating pinned memory for the queries");
+    host_best_.reserve(queries.size(), "allocating pinned memory for the best scores");
+    flagged_host_.reserve(queries.size(), "allocating pinned memory for the saturation counts");
+    for (std::size_t k = 0; k < queries.size(); ++k) {
+      if (queries[k].empty()) continue;
+      queue_scan(queries[k], matrix, gaps, query_host_.data + staged_at[k], flagged_host_.data + k);
+      queue_best_selection(limit, host_best_.data + k);
+    }
+    stream_.synchronize("scoring a batch of queries on the GPU");
+    std::vector<std::vector<ScoredTarget>> best(queries.size());
+    for (std::size_t k = 0; k < queries.size(); ++k) {
+      const BestScoresHost& host = host_best_.data[k];
+      if (queries[k].empty() || flagged_host_.data[k] > 0 || host.found > kBestCopiedAtOnce)
+        best[k] = best_scores(queries[k], matrix, gaps, limit);
+      else
+        best[k] = in_targets_order(std::vector<int2>(host.best, host.best + host.found));
+    }
     return best;
   }
 
  private:
+  // Selected entries (sorted position, score) as ScoredTargets in the targets' own numbering.
+  std::vector<ScoredTarget> in_targets_order(const std::vector<int2>& entries) const {
+    std::vector<ScoredTarget> best;
+    best.reserve(entries.size());
+    for (const int2& e : entries) best.push_back({static_cast<std::uint32_t>(order_[e.x]), e.y});
+    return best;
+  }
+
   // The scan of the query, then what queue_results() queues to copy back,
   // with one wait per query: only a saturated score (rare: a 16-bit best near
   // its ceiling) makes a second round, its rescoring and queue_results() again.
   template <class QueueResults>
   void scan_then(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
                  const QueueResults& queue_results) {
-    const int strips = queue_scan(query, matrix, gaps);
+    query_host_.reserve(std::max<std::size_t>(query.size(), 1), "allocating pinned memory for the query");
+    const int strips = queue_scan(query, matrix, gaps, query_host_.data, flagged_host_.data);
     queue_results();
     stream_.synchronize("scoring on the GPU");
     if (*flagged_host_.data > 0) {
@@ -1162,11 +1205,13 @@ class GpuEngine final : public SwEngine {
                "copying scores back");
   }
 
-  // Queues the 16-bit scan of the query against every loaded target into
-  // scores_ on stream_, then the count of saturated targets into
-  // flagged_host_ (valid once the stream is synchronized). Returns the
-  // query's strips. The stream must be idle: the inputs' buffers are reused.
-  int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
+  // Queues the 16-bit scan of the query (staged through `staging`, pinned room
+  // for its codes) against every loaded target into scores_ on stream_, then
+  // the count of saturated targets into `flagged_host` (pinned; valid once the
+  // stream is synchronized). Returns the query's strips. The device buffers
+  // are reused in stream order: what the previous query queued reads them first.
+  int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
+                 std::uint8_t* staging, std::uint32_t* flagged_host) {
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);  // the rescoring's
     const StripPlan plan = strip_plan(query.size());
@@ -1176,7 +1221,8 @@ class GpuEngine final : public SwEngine {
     // grows (cudaFree waits for the device) does so before this query's kernels.
     // The host copies only the query's codes; its profiles are built on the device.
     upload_matrix(matrix);
-    queue_upload_query(query);
+    std::copy(query.begin(), query.end(), staging);
+    queue_upload(query_, staging, query.size(), "copying the query to the GPU");
     queue_pair_profile(profile16_, kStripRows, plan.rows, plan.passes * plan.lanes, gaps);
     group_pairs_ = pairs_in_groups(plan, query.size());
     const bool long_rest = group_pairs_ < bulk_pairs_ + long_pairs_;
@@ -1195,7 +1241,7 @@ class GpuEngine final : public SwEngine {
     exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
     stream_.wait_for(long_done_, "joining the long pairs' stream");
     stream_.wait_for(exclusive_done_, "joining the long pairs' stream");
-    check_cuda(cudaMemcpyAsync(flagged_host_.data, flagged_count_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+    check_cuda(cudaMemcpyAsync(flagged_host, flagged_count_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                stream_), "copying the saturation count back");
     return strips;
   }
@@ -1207,8 +1253,8 @@ class GpuEngine final : public SwEngine {
   }
 
   // Queues the selection of the `limit` best of scores_ (score_threshold_kernel's
-  // ties included) and their copy into host_best_ on stream_.
-  void queue_best_selection(std::size_t limit) {
+  // ties included) and their copy into `host` (pinned) on stream_.
+  void queue_best_selection(std::size_t limit, BestScoresHost* host_slot) {
     const std::uint32_t count = static_cast<std::uint32_t>(target_count_);
     const int blocks = static_cast<int>(std::min<std::size_t>((target_count_ + 255) / 256, 1024));
     check_cuda(cudaMemsetAsync(score_bins_.data, 0, kScoreBins * sizeof(std::uint32_t), stream_), "clearing the score histogram");
@@ -1219,7 +1265,7 @@ class GpuEngine final : public SwEngine {
     best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
                                                     best_.data);
     check_cuda(cudaGetLastError(), "launching the best scores' selection");
-    BestScoresHost& host = *host_best_.data;
+    BestScoresHost& host = *host_slot;
     check_cuda(cudaMemcpyAsync(&host.found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                stream_), "copying the best scores back");
     check_cuda(cudaMemcpyAsync(host.best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
@@ -1310,12 +1356,6 @@ class GpuEngine final : public SwEngine {
     return best;
   }
 
-  // The query's codes into query_ on stream_, staged in pinned memory.
-  void queue_upload_query(const std::vector<std::uint8_t>& query) {
-    query_host_.reserve(query.size(), "allocating pinned memory for the query");
-    std::copy(query.begin(), query.end(), query_host_.data);
-    queue_upload(query_, query_host_.data, query.size(), "copying the query to the GPU");
-  }
 
   // The pair kernels' profile of the query in query_ (int16 score + open,
   // strips of `rows` slots holding `rows_used` query rows each), built into
