@@ -60,14 +60,6 @@ class SwEngine {
   // the device and copies back only these (about `limit`, not every score).
   virtual std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                                 const GapPenalties& gaps, std::size_t limit);
-  // best_scores() of each query, in order. This base version calls it query
-  // by query; the GPU engine queues a batch's scans back to back and waits
-  // once, since a wait costs the host more than a query's launches.
-  virtual std::vector<std::vector<ScoredTarget>> batch_best_scores(const std::vector<std::vector<std::uint8_t>>& queries,
-                                                                   const ScoreMatrix& matrix, const GapPenalties& gaps,
-                                                                   std::size_t limit);
-  // How many queries a batch_best_scores() call is worth (1: no gain from more).
-  virtual std::size_t queries_per_batch() const { return 1; }
   // ends[p] = sw_score(queries[pairs[p].query], pairs[p].target, matrix, gaps):
   // the score and the first cell (target position outer) that reaches it.
   // This base version runs the reference on the calling thread; the GPU

@@ -1008,8 +1008,6 @@ __global__ void best_scores_kernel(const std::int32_t* scores, std::uint32_t cou
 // What one query's selection copies back at once: the count and, speculatively,
 // this many entries (a second copy fetches the rest when ties make more).
 constexpr std::uint32_t kBestCopiedAtOnce = 4096;
-// Queries queued between two waits by batch_best_scores().
-constexpr std::size_t kQueriesPerWait = 8;
 struct BestScoresHost {
   std::uint32_t found;
   int2 best[kBestCopiedAtOnce];
@@ -1032,8 +1030,8 @@ class GpuEngine final : public SwEngine {
     score_bins_.allocate(kScoreBins, "allocating the score histogram on the GPU");
     best_found_.allocate(1, "allocating the best scores' count on the GPU");
     best_threshold_.allocate(1, "allocating the best scores' threshold on the GPU");
-    host_best_.reserve(kQueriesPerWait, "allocating pinned memory");
-    flagged_host_.reserve(kQueriesPerWait, "allocating pinned memory");
+    host_best_.reserve(1, "allocating pinned memory");
+    flagged_host_.reserve(1, "allocating pinned memory");
   }
   std::string description() const override {
     return "GPU " + name_ + " (16-bit pairs in lane groups with DPX, long pairs a block each, 32-bit rescoring)";
@@ -1088,10 +1086,7 @@ class GpuEngine final : public SwEngine {
     scores_host_.reserve(n, "allocating pinned memory for the scores");
     flagged_.allocate(n, "allocating the saturation list on the GPU");
     flagged_count_.allocate(1, "allocating the saturation count on the GPU");
-    // One slot of every target's room per query of a batch: a query's ties
-    // past kBestCopiedAtOnce are copied from its slot after the batch's wait.
-    best_slot_entries_ = std::max<std::size_t>(n, kBestCopiedAtOnce);
-    best_.allocate(kQueriesPerWait * best_slot_entries_, "allocating the best scores on the GPU");
+    best_.allocate(std::max<std::size_t>(n, kBestCopiedAtOnce), "allocating the best scores on the GPU");
     target_count_ = n;
     place_long_pairs(lengths);
     sorted_lengths_ = lengths;
@@ -1123,80 +1118,30 @@ class GpuEngine final : public SwEngine {
   std::vector<ScoredTarget> best_scores(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix,
                                         const GapPenalties& gaps, std::size_t limit) override {
     if (target_count_ == 0 || query.empty() || limit == 0) return SwEngine::best_scores(query, matrix, gaps, limit);
-    scan_then(query, matrix, gaps, [&] { queue_best_selection(limit, 0); });
-    return selected(0);
-  }
-
-  // A wait for the GPU costs the host more than a query's launches (~140 us
-  // of process CPU on the H100 machine against ~4.6 us a launch; RESULTS.md),
-  // so a batch's queries are queued back to back, each selection copied into
-  // its own pinned slot, with one wait. Buffers the scans share are reused in
-  // stream order; the selections have a slot each, in best_ and host_best_.
-  // A query that needs a second round (a saturated score: a query of ~3,000
-  // residues or more) is done again alone by best_scores().
-  std::size_t queries_per_batch() const override { return kQueriesPerWait; }
-  std::vector<std::vector<ScoredTarget>> batch_best_scores(const std::vector<std::vector<std::uint8_t>>& queries,
-                                                           const ScoreMatrix& matrix, const GapPenalties& gaps,
-                                                           std::size_t limit) override {
-    if (target_count_ == 0 || limit == 0 || queries.size() <= 1)
-      return SwEngine::batch_best_scores(queries, matrix, gaps, limit);
-    if (queries.size() > kQueriesPerWait) {  // batches of the slots' number
-      std::vector<std::vector<ScoredTarget>> best;
-      for (std::size_t first = 0; first < queries.size(); first += kQueriesPerWait) {
-        const std::vector<std::vector<std::uint8_t>> part(
-            queries.begin() + first, queries.begin() + std::min(queries.size(), first + kQueriesPerWait));
-        for (auto& one : batch_best_scores(part, matrix, gaps, limit)) best.push_back(std::move(one));
-      }
-      return best;
-    }
-    std::vector<std::size_t> staged_at(queries.size() + 1, 0);
-    for (std::size_t k = 0; k < queries.size(); ++k) staged_at[k + 1] = staged_at[k] + queries[k].size();
-    // Every slot reserved before anything is queued: a pinned buffer that grew
-    // would free memory that queued copies still target.
-    query_host_.reserve(std::max<std::size_t>(staged_at.back(), 1), "allocating pinned memory for the queries");
-    host_best_.reserve(kQueriesPerWait, "allocating pinned memory for the best scores");
-    flagged_host_.reserve(kQueriesPerWait, "allocating pinned memory for the saturation counts");
-    for (std::size_t k = 0; k < queries.size(); ++k) {
-      if (queries[k].empty()) continue;
-      queue_scan(queries[k], matrix, gaps, query_host_.data + staged_at[k], flagged_host_.data + k);
-      queue_best_selection(limit, k);
-    }
-    stream_.synchronize("scoring a batch of queries on the GPU");
-    std::vector<std::vector<ScoredTarget>> best(queries.size());
-    for (std::size_t k = 0; k < queries.size(); ++k) {
-      if (queries[k].empty() || flagged_host_.data[k] > 0) best[k] = best_scores(queries[k], matrix, gaps, limit);
-      else best[k] = selected(k);
-    }
-    return best;
-  }
-
- private:
-  // The selection in `slot` (after the wait), in the targets' own numbering:
-  // the entries its pinned slot holds, and when ties made more, the rest from
-  // the slot of best_ on the device.
-  std::vector<ScoredTarget> selected(std::size_t slot) {
-    const BestScoresHost& host = host_best_.data[slot];
-    std::vector<int2> entries(host.best, host.best + std::min(host.found, kBestCopiedAtOnce));
-    if (host.found > kBestCopiedAtOnce) {
-      entries.resize(host.found);
-      check_cuda(cudaMemcpy(entries.data() + kBestCopiedAtOnce, best_.data + slot * best_slot_entries_ + kBestCopiedAtOnce,
-                            (host.found - kBestCopiedAtOnce) * sizeof(int2), cudaMemcpyDeviceToHost),
+    scan_then(query, matrix, gaps, [&] { queue_best_selection(limit); });
+    const BestScoresHost& host = *host_best_.data;
+    const std::uint32_t found = host.found;
+    std::vector<int2> entries(host.best, host.best + std::min(found, kBestCopiedAtOnce));
+    if (found > kBestCopiedAtOnce) {  // many ties at the threshold
+      entries.resize(found);
+      check_cuda(cudaMemcpy(entries.data() + kBestCopiedAtOnce, best_.data + kBestCopiedAtOnce,
+                            (found - kBestCopiedAtOnce) * sizeof(int2), cudaMemcpyDeviceToHost),
                  "copying the best scores back");
     }
     std::vector<ScoredTarget> best;
-    best.reserve(entries.size());
+    best.reserve(found);
     for (const int2& e : entries) best.push_back({static_cast<std::uint32_t>(order_[e.x]), e.y});
     return best;
   }
 
+ private:
   // The scan of the query, then what queue_results() queues to copy back,
   // with one wait per query: only a saturated score (rare: a 16-bit best near
   // its ceiling) makes a second round, its rescoring and queue_results() again.
   template <class QueueResults>
   void scan_then(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
                  const QueueResults& queue_results) {
-    query_host_.reserve(std::max<std::size_t>(query.size(), 1), "allocating pinned memory for the query");
-    const int strips = queue_scan(query, matrix, gaps, query_host_.data, flagged_host_.data);
+    const int strips = queue_scan(query, matrix, gaps);
     queue_results();
     stream_.synchronize("scoring on the GPU");
     if (*flagged_host_.data > 0) {
@@ -1217,13 +1162,11 @@ class GpuEngine final : public SwEngine {
                "copying scores back");
   }
 
-  // Queues the 16-bit scan of the query (staged through `staging`, pinned room
-  // for its codes) against every loaded target into scores_ on stream_, then
-  // the count of saturated targets into `flagged_host` (pinned; valid once the
-  // stream is synchronized). Returns the query's strips. The device buffers
-  // are reused in stream order: what the previous query queued reads them first.
-  int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps,
-                 std::uint8_t* staging, std::uint32_t* flagged_host) {
+  // Queues the 16-bit scan of the query against every loaded target into
+  // scores_ on stream_, then the count of saturated targets into
+  // flagged_host_ (valid once the stream is synchronized). Returns the
+  // query's strips. The stream must be idle: the inputs' buffers are reused.
+  int queue_scan(const std::vector<std::uint8_t>& query, const ScoreMatrix& matrix, const GapPenalties& gaps) {
     check_gaps(gaps);
     const int strips = static_cast<int>((query.size() + kStripRows - 1) / kStripRows);  // the rescoring's
     const StripPlan plan = strip_plan(query.size());
@@ -1233,8 +1176,7 @@ class GpuEngine final : public SwEngine {
     // grows (cudaFree waits for the device) does so before this query's kernels.
     // The host copies only the query's codes; its profiles are built on the device.
     upload_matrix(matrix);
-    std::copy(query.begin(), query.end(), staging);
-    queue_upload(query_, staging, query.size(), "copying the query to the GPU");
+    queue_upload_query(query);
     queue_pair_profile(profile16_, kStripRows, plan.rows, plan.passes * plan.lanes, gaps);
     group_pairs_ = pairs_in_groups(plan, query.size());
     const bool long_rest = group_pairs_ < bulk_pairs_ + long_pairs_;
@@ -1253,7 +1195,7 @@ class GpuEngine final : public SwEngine {
     exclusive_done_.record(exclusive_stream_, "recording the long pairs' end");
     stream_.wait_for(long_done_, "joining the long pairs' stream");
     stream_.wait_for(exclusive_done_, "joining the long pairs' stream");
-    check_cuda(cudaMemcpyAsync(flagged_host, flagged_count_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+    check_cuda(cudaMemcpyAsync(flagged_host_.data, flagged_count_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                stream_), "copying the saturation count back");
     return strips;
   }
@@ -1265,10 +1207,8 @@ class GpuEngine final : public SwEngine {
   }
 
   // Queues the selection of the `limit` best of scores_ (score_threshold_kernel's
-  // ties included) into `slot` of best_ and its first entries' copy into the
-  // same slot of host_best_ (pinned), on stream_.
-  void queue_best_selection(std::size_t limit, std::size_t slot) {
-    int2* device_slot = best_.data + slot * best_slot_entries_;
+  // ties included) and their copy into host_best_ on stream_.
+  void queue_best_selection(std::size_t limit) {
     const std::uint32_t count = static_cast<std::uint32_t>(target_count_);
     const int blocks = static_cast<int>(std::min<std::size_t>((target_count_ + 255) / 256, 1024));
     check_cuda(cudaMemsetAsync(score_bins_.data, 0, kScoreBins * sizeof(std::uint32_t), stream_), "clearing the score histogram");
@@ -1277,12 +1217,12 @@ class GpuEngine final : public SwEngine {
     score_threshold_kernel<<<1, kThresholdThreads, 0, stream_>>>(
         score_bins_.data, static_cast<std::uint32_t>(std::min<std::size_t>(limit, count)), best_threshold_.data);
     best_scores_kernel<<<blocks, 256, 0, stream_>>>(scores_.data, count, best_threshold_.data, best_found_.data,
-                                                    device_slot);
+                                                    best_.data);
     check_cuda(cudaGetLastError(), "launching the best scores' selection");
-    BestScoresHost& host = host_best_.data[slot];
+    BestScoresHost& host = *host_best_.data;
     check_cuda(cudaMemcpyAsync(&host.found, best_found_.data, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                stream_), "copying the best scores back");
-    check_cuda(cudaMemcpyAsync(host.best, device_slot, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
+    check_cuda(cudaMemcpyAsync(host.best, best_.data, kBestCopiedAtOnce * sizeof(int2), cudaMemcpyDeviceToHost,
                                stream_), "copying the best scores back");
   }
 
@@ -1370,6 +1310,12 @@ class GpuEngine final : public SwEngine {
     return best;
   }
 
+  // The query's codes into query_ on stream_, staged in pinned memory.
+  void queue_upload_query(const std::vector<std::uint8_t>& query) {
+    query_host_.reserve(query.size(), "allocating pinned memory for the query");
+    std::copy(query.begin(), query.end(), query_host_.data);
+    queue_upload(query_, query_host_.data, query.size(), "copying the query to the GPU");
+  }
 
   // The pair kernels' profile of the query in query_ (int16 score + open,
   // strips of `rows` slots holding `rows_used` query rows each), built into
@@ -1772,8 +1718,7 @@ class GpuEngine final : public SwEngine {
   DeviceBuffer<std::uint32_t> flagged_, flagged_count_;
   DeviceBuffer<std::uint32_t> score_bins_, best_found_;  // best_scores(): the histogram, the count found
   DeviceBuffer<std::int32_t> best_threshold_;
-  DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores, a slot a query of a batch
-  std::size_t best_slot_entries_ = 0;
+  DeviceBuffer<int2> best_;                       // (sorted position, score) of the best scores
   PinnedBuffer<BestScoresHost> host_best_;
   PinnedBuffer<std::uint32_t> flagged_host_;  // queue_scan()'s saturated targets
   PinnedBuffer<std::int32_t> scores_host_;    // scores(): every target's, in its own order

@@ -229,20 +229,16 @@ SearchResult run_sw_job(const SwParams& params, SwEngine& engine, Runtime& runti
         std::min<std::uint64_t>(std::uint64_t{round_end} * params.block_targets, target_count) - first);
     engine.load_targets(chunk.targets.slice(first, count));
     phases.load += clock.lap();
-    // Progress, checkpoints and stops after each batch of queries (one query
-    // on the CPU engines, a few on the GPU's, which waits once a batch): a
-    // CPU-class WU's chunk is one block of minutes, a GPU's one round.
-    for (std::size_t q = state.next_query; q < queries.size();) {
-      const std::size_t end = std::min(queries.size(), q + std::max<std::size_t>(engine.queries_per_batch(), 1));
-      std::vector<std::vector<std::uint8_t>> batch;
-      for (std::size_t k = q; k < end; ++k) batch.push_back(queries[k].residues);
-      const auto best = engine.batch_best_scores(batch, matrix, params.gaps, params.top_hits);
-      for (std::size_t k = q; k < end; ++k) merge_block(state.candidates[k], best[k - q], first, chunk, params.top_hits);
-      q = end;
-      runtime.report_progress(0.95 * (block + (round_end - block) * static_cast<double>(q) / queries.size()) / blocks);
-      const bool round_done = q == queries.size();
+    // Progress, checkpoints and stops query by query: a CPU-class WU's chunk
+    // is one block of minutes, a GPU's one round.
+    for (std::size_t q = state.next_query; q < queries.size(); ++q) {
+      merge_block(state.candidates[q], engine.best_scores(queries[q].residues, matrix, params.gaps, params.top_hits),
+                  first, chunk, params.top_hits);
+      runtime.report_progress(
+          0.95 * (block + (round_end - block) * static_cast<double>(q + 1) / queries.size()) / blocks);
+      const bool round_done = q + 1 == queries.size();
       state.next_block = round_done ? round_end : block;
-      state.next_query = round_done ? 0 : static_cast<std::uint32_t>(q);
+      state.next_query = round_done ? 0 : static_cast<std::uint32_t>(q + 1);
       state.round_end = round_done ? 0 : round_end;
       checkpoint_block_boundary(runtime, [&] { return encode_state(state, print); });
     }

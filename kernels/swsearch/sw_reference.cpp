@@ -192,15 +192,6 @@ std::vector<ScoredTarget> SwEngine::best_scores(const std::vector<std::uint8_t>&
   return best;
 }
 
-std::vector<std::vector<ScoredTarget>> SwEngine::batch_best_scores(const std::vector<std::vector<std::uint8_t>>& queries,
-                                                                   const ScoreMatrix& matrix, const GapPenalties& gaps,
-                                                                   std::size_t limit) {
-  std::vector<std::vector<ScoredTarget>> best;
-  best.reserve(queries.size());
-  for (const auto& query : queries) best.push_back(best_scores(query, matrix, gaps, limit));
-  return best;
-}
-
 std::vector<LocalScore> SwEngine::ends(const std::vector<std::vector<std::uint8_t>>& queries,
                                        const std::vector<HitPair>& pairs, const ScoreMatrix& matrix,
                                        const GapPenalties& gaps) {

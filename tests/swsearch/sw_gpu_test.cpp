@@ -100,44 +100,6 @@ TEST_F(SwGpu, BestScoresAreTheHostsSelection) {
     }
 }
 
-// batch_best_scores() queues a batch's queries back to back with one wait:
-// each query's selection equals its own best_scores() call, whatever its
-// neighbours (long and short queries, an empty one, one whose 16-bit scores
-// saturate and that is done again alone, one whose ties at the threshold
-// pass what a slot copies at once), in batches of more queries than slots.
-TEST_F(SwGpu, BatchBestScoresAreEachQuerysOwn) {
-  const ScoreMatrix blosum62 = read_ncbi_matrix(kMatrixDir + "BLOSUM62");
-  std::uint32_t state = 41;
-  std::vector<std::vector<std::uint8_t>> targets;
-  for (int t = 0; t < 5000; ++t) targets.push_back(random_protein(state, 1 + (t * 71) % 900));
-  targets.push_back(random_protein(state, 9000));  // long pairs beside the groups
-  const std::vector<std::uint8_t> tryptophans(3100, encode_protein("W", "w")[0]);
-  targets.push_back(tryptophans);
-  const SequenceSet set = make_target_set(targets);
-  auto gpu = make_gpu_engine(0);
-  gpu->load_targets(set);
-  ASSERT_GT(gpu->queries_per_batch(), 1u);
-  const std::vector<std::uint8_t> one_tryptophan(1, tryptophans[0]);  // every target holding a W ties at 11
-  const std::vector<std::vector<std::uint8_t>> queries{
-      random_protein(state, 1200), random_protein(state, 30), {}, tryptophans, one_tryptophan, targets[7],
-      random_protein(state, 333), random_protein(state, 5000), random_protein(state, 1), one_tryptophan,
-      random_protein(state, 64)};
-  auto sorted = [](std::vector<ScoredTarget> best) {
-    std::vector<std::pair<std::uint32_t, std::int32_t>> pairs;
-    for (const ScoredTarget& b : best) pairs.emplace_back(b.target, b.score);
-    std::sort(pairs.begin(), pairs.end());
-    return pairs;
-  };
-  for (std::size_t limit : {1u, 50u}) {
-    const auto batched = gpu->batch_best_scores(queries, blosum62, {11, 1}, limit);
-    ASSERT_EQ(batched.size(), queries.size());
-    EXPECT_GT(batched[4].size(), 4096u);  // more ties than a slot copies at once
-    for (std::size_t q = 0; q < queries.size(); ++q)
-      EXPECT_EQ(sorted(batched[q]), sorted(gpu->best_scores(queries[q], blosum62, {11, 1}, limit)))
-          << "query " << q << " (length " << queries[q].size() << "), limit " << limit;
-  }
-}
-
 TEST_F(SwGpu, RandomPairsEveryMatrix) {
   std::uint32_t state = 5;
   std::vector<std::vector<std::uint8_t>> targets, queries;

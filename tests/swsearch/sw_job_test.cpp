@@ -183,22 +183,13 @@ TEST_F(SwJob, RestartsBetweenBlocksGiveTheSameBytes) {
   EXPECT_EQ(interrupted, straight);
 }
 
-// The reference engine, taking `round_residues` a load and `batch` queries a
-// batch_best_scores() call (as the GPU engine does), and noting how many
-// targets each load and how many queries each batch held.
+// The reference engine, taking `round_residues` a load (as the GPU engine
+// does), and noting how many targets each load held.
 class RoundEngine final : public SwEngine {
  public:
-  explicit RoundEngine(std::uint64_t round_residues, std::size_t batch = 1)
-      : round_residues_(round_residues), batch_(batch) {}
+  explicit RoundEngine(std::uint64_t round_residues) : round_residues_(round_residues) {}
   std::string description() const override { return inner_->description(); }
   std::uint64_t round_residues() const override { return round_residues_; }
-  std::size_t queries_per_batch() const override { return batch_; }
-  std::vector<std::vector<ScoredTarget>> batch_best_scores(const std::vector<std::vector<std::uint8_t>>& queries,
-                                                           const ScoreMatrix& matrix, const GapPenalties& gaps,
-                                                           std::size_t limit) override {
-    batches.push_back(queries.size());
-    return SwEngine::batch_best_scores(queries, matrix, gaps, limit);
-  }
   void load_targets(const SequenceSet& targets) override {
     loads.push_back(targets.size());
     inner_->load_targets(targets);
@@ -207,11 +198,10 @@ class RoundEngine final : public SwEngine {
                                    const GapPenalties& gaps) override {
     return inner_->scores(query, matrix, gaps);
   }
-  std::vector<std::size_t> loads, batches;
+  std::vector<std::size_t> loads;
 
  private:
   std::uint64_t round_residues_;
-  std::size_t batch_;
   std::unique_ptr<SwEngine> inner_ = make_reference_engine();
 };
 
@@ -272,30 +262,6 @@ TEST_F(SwJob, RestartsInsideRoundsResumeOnAnyEngine) {
   ASSERT_GE(blockwise.loads.size(), 2u);
   EXPECT_EQ(blockwise.loads[0], 16u);
   EXPECT_EQ(blockwise.loads[1], 8u);
-}
-
-// Queries go to the engine in batches of its queries_per_batch() (the GPU's
-// waits once a batch); the hits do not depend on it, nor on restarts between
-// batches, on an engine with other batches.
-TEST_F(SwJob, BatchesOfQueriesGiveTheSameHits) {
-  const SwParams params = parse_sw_params(params_json(8));  // 3 queries, 45 targets: 6 blocks
-  RoundEngine single(residues_), pairs(residues_, 2), all(residues_, 8);
-  const std::string expected = run_job_restarting(dir_, params, false, [&](int) { return &single; }).first;
-  EXPECT_EQ(single.batches, (std::vector<std::size_t>{1, 1, 1}));
-  fs::remove(dir_ / "checkpoint.state");
-  EXPECT_EQ(run_job_restarting(dir_, params, false, [&](int) { return &pairs; }).first, expected);
-  EXPECT_EQ(pairs.batches, (std::vector<std::size_t>{2, 1}));
-  fs::remove(dir_ / "checkpoint.state");
-  EXPECT_EQ(run_job_restarting(dir_, params, false, [&](int) { return &all; }).first, expected);
-  EXPECT_EQ(all.batches, (std::vector<std::size_t>{3}));
-  fs::remove(dir_ / "checkpoint.state");
-  // Each run saves after one batch and stops after the next; the engines take turns.
-  pairs.batches.clear(), single.batches.clear();
-  const auto [hits, runs] =
-      run_job_restarting(dir_, params, true, [&](int run) -> SwEngine* { return run % 2 ? &single : &pairs; });
-  EXPECT_EQ(hits, expected);
-  EXPECT_GE(runs, 2);
-  EXPECT_EQ(pairs.batches.front(), 2u);
 }
 
 TEST_F(SwJob, GpuWritesTheCpuBytes) {
