@@ -171,19 +171,6 @@ std::uint64_t max_features_bytes(const GlcmParams& params) {
   return kMaxFeatureRowBytes * (rows + 1);  // + the header line
 }
 
-// The payload encode_maps() writes: map distance, level count and divisors,
-// image count; per image its name (length + bytes), size, window count,
-// centres (2 x int32 each), map count and per map a count and the sums.
-std::uint64_t maps_raw_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows) {
-  const std::uint64_t maps_per_image = params.map_distance == 0 ? 0 : params.level_divisors.size();
-  std::uint64_t bytes = 4 + 4 + 4 * params.level_divisors.size() + 4;
-  for (std::size_t i = 0; i < params.images.size(); ++i) {
-    const std::uint64_t n = i < windows.size() ? windows[i] : 0;
-    bytes += 8 + params.images[i].name.size() + 8 + 8 + 8 * n + 4 + maps_per_image * (8 + n * sizeof(FixedFeatures));
-  }
-  return bytes;
-}
-
 std::uint64_t max_maps_file_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows) {
   return 8 + 8 + ZSTD_COMPRESSBOUND(maps_raw_bytes(params, windows));
 }

@@ -86,12 +86,24 @@ std::vector<FeatureRow> parse_features_tsv(const std::string& text) {
 static_assert(sizeof(WindowCentre) == 8 && offsetof(WindowCentre, y) == 4 && sizeof(int) == 4,
               "WindowCentre is the file's (x, y) int32 pair");
 
+// The payload encode_maps() writes: map distance, level count and divisors,
+// image count; per image its name (length + bytes), size, window count,
+// centres (2 x int32 each), map count and per map a count and the sums.
+std::uint64_t maps_raw_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows) {
+  const std::uint64_t maps_per_image = params.map_distance == 0 ? 0 : params.level_divisors.size();
+  std::uint64_t bytes = 4 + 4 + 4 * params.level_divisors.size() + 4;
+  for (std::size_t i = 0; i < params.images.size(); ++i) {
+    const std::uint64_t n = i < windows.size() ? windows[i] : 0;
+    bytes += 8 + params.images[i].name.size() + 8 + 8 + 8 * n + 4 + maps_per_image * (8 + n * sizeof(FixedFeatures));
+  }
+  return bytes;
+}
+
 std::vector<std::uint8_t> encode_maps(const GlcmResult& result) {
   ByteWriter payload;
-  std::size_t expected = 64;
-  for (const ImageResult& image : result.images)
-    expected += 64 + image.name.size() + image.centres.size() * (sizeof(WindowCentre) + image.maps.size() * sizeof(FixedFeatures));
-  payload.bytes().reserve(expected);
+  std::vector<std::uint64_t> windows;
+  for (const ImageResult& image : result.images) windows.push_back(image.centres.size());
+  payload.bytes().reserve(maps_raw_bytes(result.params, windows));
   payload.put<std::int32_t>(result.params.map_distance);
   payload.put<std::uint32_t>(result.params.level_divisors.size());
   for (int divisor : result.params.level_divisors) payload.put<std::int32_t>(divisor);

@@ -6,6 +6,7 @@
 //   kFeatureNames                              f1..f13 as the files spell them
 //   features_tsv(), parse_features_tsv()       the "features" output (the table)
 //   encode_maps(), decode_maps()               the "maps" output (per-window values, one distance)
+//   maps_raw_bytes()                           its payload's size, before zstd
 //   put_window_sums(), get_window_sums()       a map's window sums, as the maps file and checkpoints hold them
 //
 // Maps file, little-endian: 8 bytes "HXGLM001" | u64 payload bytes | zstd frame
@@ -43,6 +44,11 @@ std::vector<FeatureRow> parse_features_tsv(const std::string& text);
 // "HXGLM001": per image its name, size, centres and, per level, every window's
 // fixed sums at map_distance; zstd-compressed.
 std::vector<std::uint8_t> encode_maps(const GlcmResult& result);
+// The payload encode_maps() writes for a WU of `params` whose images have
+// these window counts, exactly (names from params; maps at every level when
+// map_distance > 0): the work generator's result bounds and encode_maps()'s
+// reservation.
+std::uint64_t maps_raw_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows);
 struct DecodedMaps {
   int map_distance = 0;
   std::vector<int> level_divisors;

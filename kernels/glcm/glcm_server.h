@@ -6,7 +6,7 @@
 //   WU file names          wu_params_file(), wu_image_file(), wu_mask_file(), wu_name_of()
 //   parse_distance_list(), parse_levels_list()   --distances "1-25" / --levels "64,32,16"
 //   image_cost(), batch_images()                 cost model and greedy batching (glcm_batch.cpp)
-//   result size bounds                           max_features_bytes(), maps_raw_bytes(), ... (glcm_batch.cpp)
+//   result size bounds                           max_features_bytes(), max_maps_file_bytes(), ... (glcm_batch.cpp)
 //   WellCircle, detect_well(), well_mask()       the circular well's ROI (OpenCV; glcm_well.cpp)
 //   feature_index(), render_feature_map()        one feature of the maps as a PNG (glcm_render.cpp)
 //   check_glcm_result(), compare_glcm_results()  validator (glcm_check.cpp)
@@ -111,9 +111,7 @@ std::uint64_t image_summary_bytes(const GlcmParams& params, const std::string& n
                                   std::uint64_t windows);
 //   max_features_bytes: the header and one row per (image, levels, distance, feature).
 std::uint64_t max_features_bytes(const GlcmParams& params);
-//   maps_raw_bytes: the maps payload exactly, given each image's window count
-//     (names from params); max_maps_file_bytes: magic, size and the zstd bound.
-std::uint64_t maps_raw_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows);
+//   max_maps_file_bytes: magic, size and the zstd bound of maps_raw_bytes() (glcm_files.h).
 std::uint64_t max_maps_file_bytes(const GlcmParams& params, const std::vector<std::uint64_t>& windows);
 
 // ---------------------------------------------------------------- the well
