@@ -76,7 +76,7 @@ __device__ __forceinline__ void load_dd_group(int top, const float* stripe_d, co
 template <bool kGuard>
 __device__ __forceinline__ void first_dd_group(int top, float* __restrict__ stripe_d,
                                                const float* __restrict__ stripe_dd, bool with_e, float xE, float& dpv,
-                                               float& dcv) {
+                                               float& dcv, float& lowest) {
   float d[kAhead], dd[kAhead];
   load_dd_group<kGuard>(top, stripe_d, stripe_dd, d, dd);
 #pragma unroll
@@ -84,6 +84,7 @@ __device__ __forceinline__ void first_dd_group(int top, float* __restrict__ stri
     if (!kGuard || top - a >= 0) {
       dcv = dpv * dd[a];
       d[a] = with_e ? d[a] + (dcv + xE) : d[a] + dcv;
+      lowest = fminf(lowest, d[a]);
       stripe_d[top - a] = d[a];
       dpv = d[a];
     }
@@ -102,18 +103,36 @@ __device__ __forceinline__ void later_dd_group(int top, float* __restrict__ stri
     }
 }
 
+// Whether the later D->D passes from here on provably change no D cell:
+// every value they would add is below half an ulp of the least D cell of
+// all stripes (`lowest`, from pass 1: later passes only add to D). A pass
+// adds its stripe's first value times D->D odds (at most 1), and each
+// pass's first value is a product of an earlier pass's values, so none
+// exceeds the greatest `dcv` of the four stripes now; below 2^-25 d it is
+// under half an ulp of d, and d plus it rounds to d. (Should lowest * 2^-25
+// flush to zero, the test fails and the passes run.)
+__device__ __forceinline__ bool passes_change_nothing(float dcv, float lowest) {
+  return __all_sync(kStripeLeaders, dcv == 0.0f || dcv < lowest * 0x1p-25f);
+}
+
 // One lane per stripe: D->D from the stripe's end to its start, three more
-// passes carrying across stripes (always all four, as HMMER's Backward).
-// `dpv` is what enters the stripe's last cell; `with_e` adds E to each D.
+// passes carrying across stripes (always all four, as HMMER's Backward,
+// unless the rest provably change nothing). `dpv` is what enters the
+// stripe's last cell; `with_e` adds E to each D.
 __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z, int Q, float dpv, bool with_e,
                                  float xE) {
   float dcv = 0.0f;
+  float lowest = __int_as_float(0x7f800000);  // +infinity, then the stripe's least D cell
   int top = Q - 1;
-  for (; top >= kAhead - 1; top -= kAhead) first_dd_group<false>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv);
-  if (top >= 0) first_dd_group<true>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv);
+  for (; top >= kAhead - 1; top -= kAhead)
+    first_dd_group<false>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
+  if (top >= 0) first_dd_group<true>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
+  const float pair = fminf(lowest, __shfl_xor_sync(kStripeLeaders, lowest, kHelpers));
+  lowest = fminf(pair, __shfl_xor_sync(kStripeLeaders, pair, 2 * kHelpers));  // of all four stripes
   for (int pass = 1; pass < 4; ++pass) {
     const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
     dcv = z + 1 < kLanes ? shifted : 0.0f;
+    if (passes_change_nothing(dcv, lowest)) break;
     // These passes carry only dcv, a product that only shrinks (D->D odds
     // are at most 1) and flushes to zero below float's normal range (HMMER
     // runs flush-to-zero, as this kernel): once it is 0, every later cell

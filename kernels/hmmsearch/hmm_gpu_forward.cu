@@ -28,11 +28,21 @@ constexpr unsigned kStripeLeaders = 0x01010101u;          // lanes 0, 8, 16, 24
 
 constexpr int kAhead = 8;                                 // operands loaded ahead in the serial chains
 
+// Whether a later D->D pass provably changes no D cell: every value it
+// would add is below half an ulp of the least D cell it could meet
+// (`lowest`, a bound from pass 1: later passes only add to D). Each addend
+// is `dcv` times D->D probabilities (at most 1), so none exceeds `dcv`;
+// below 2^-25 d it is under half an ulp of d, and d plus it rounds to d.
+// (Should lowest * 2^-25 flush to zero, the test fails and the pass runs.)
+__device__ __forceinline__ bool pass_changes_nothing(float dcv, float lowest) {
+  return dcv == 0.0f || dcv < lowest * 0x1p-25f;
+}
+
 // The serial parts of a Forward row, eight cells at a time: all operands
 // loaded first, then the chain. kGuard: the stripe ends inside the group.
 template <bool kGuard>
 __device__ __forceinline__ void first_pass_group(int q0, int Q, const float* m_stripe, float* stripe_d,
-                                                 const float* stripe_dd, float& sum_m, float& dcv) {
+                                                 const float* stripe_dd, float& sum_m, float& dcv, float& lowest) {
   float m[kAhead], d[kAhead], dd[kAhead];
 #pragma unroll
   for (int a = 0; a < kAhead; ++a)
@@ -43,6 +53,7 @@ __device__ __forceinline__ void first_pass_group(int q0, int Q, const float* m_s
       sum_m = sum_m + m[a];
       d[a] = dcv + d[a];
       dcv = d[a] * dd[a];
+      lowest = fminf(lowest, d[a]);
       stripe_d[q0 + a] = d[a];
     }
 }
@@ -151,10 +162,25 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
         // sum of the row's M cells: two independent chains.
         float sum_m = 0.0f;
         float dcv = lz > 0 ? dcv_out[lz - 1] : 0.0f;
+        float lowest = __int_as_float(0x7f800000);  // +infinity, then the stripe's least D cell
         stripe_d[0] = 0.0f;
         int q0 = 0;
-        for (; q0 + kAhead <= Q; q0 += kAhead) first_pass_group<false>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
-        if (q0 < Q) first_pass_group<true>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv);
+        for (; q0 + kAhead <= Q; q0 += kAhead)
+          first_pass_group<false>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv, lowest);
+        if (q0 < Q) first_pass_group<true>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv, lowest);
+        // A pass after the first of these that provably changes no D cell
+        // in any stripe is skipped: the cells and E's sum (which the first
+        // of them completes with the D cells) stay those of the pass
+        // before, as the pass would leave them. With M >= 100 HMMER stops
+        // after such a pass, so each stripe's own least cell decides; below
+        // 100 it runs all three passes, and a skip must hold for every pass
+        // after it too: the least cell of all stripes decides (a later
+        // pass's addends are at most an earlier pass's first addend of some
+        // stripe).
+        if (f.M < 100) {
+          const float pair = fminf(lowest, __shfl_xor_sync(kStripeLeaders, lowest, kForwardHelpers));
+          lowest = fminf(pair, __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers));
+        }
         // Passes 2-4 carry D->D across stripes; each also sums the row's D
         // cells after the M's (HMMER's order), which is final once a pass
         // is the last.
@@ -162,6 +188,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
         for (int pass = 1; pass < 4; ++pass) {
           const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
           dcv = lz > 0 ? shifted : 0.0f;
+          if (pass > 1 && __all_sync(kStripeLeaders, pass_changes_nothing(dcv, lowest))) break;
           bool changed = false;
           xEv = sum_m;
           q0 = 0;
