@@ -28,13 +28,14 @@
 //   BM_GpuDomains   domain definition's parser passes (Forward and Backward
 //                   over each target that passed Forward) on the GPU, and the
 //                   host's decoding of their posteriors.
-//   BM_GpuReport    everything hmmsearch does, end to end: the filters, domain
-//                   definition as the app runs it (define_passed_domains:
-//                   posteriors, region sampling and envelope rescoring on the
-//                   GPU; regions, clustering and alignments on the host: 1
-//                   thread, as the volunteer app runs, or 16), and the
-//                   tblout, domtblout and human-readable texts. Arguments:
-//                   profile, host threads.
+//   BM_GpuReport    everything hmmsearch does, end to end, as the app runs
+//                   it (search_and_define: the chunk's long targets on a
+//                   second engine, on a thread of its own, beside the rest):
+//                   the filters, domain definition (posteriors, region
+//                   sampling and envelope rescoring on the GPU; regions,
+//                   clustering and alignments on the host: 1 thread, as the
+//                   volunteer app runs, or 16), and the tblout, domtblout and
+//                   human-readable texts. Arguments: profile, host threads.
 //   BM_ReportTexts  those three texts alone (host), from a report the CPU
 //                   engine makes once (untimed, and slow: give a smaller --db).
 //   BM_Hmmsearch    the hmmsearch binary, end to end (process start, reading
@@ -134,6 +135,25 @@ HmmEngine& gpu_engine() {
     return made;
   }();
   return *engine;
+}
+
+// The app's two GPU engines for a chunk (hmm_search.h's search_and_define):
+// the chunk's long targets on one, the rest on the other, each loaded once.
+struct LegEngines {
+  ChunkLegs legs;
+  std::unique_ptr<HmmEngine> rest, longest;
+};
+LegEngines& gpu_leg_engines() {
+  static LegEngines engines = [] {
+    LegEngines made;
+    made.legs = split_chunk(workload().targets, 0, workload().targets.size(), true);
+    made.rest = make_gpu_engine(0, true, 2);
+    made.rest->load_targets(made.legs.rest_targets);
+    made.longest = make_gpu_engine(0, true, 2);
+    if (!made.legs.longest.empty()) made.longest->load_targets(made.legs.long_targets);
+    return made;
+  }();
+  return engines;
 }
 
 // The targets each stage sees, from one reference-free GPU pipeline run.
@@ -271,20 +291,22 @@ PipelineOptions workload_options() {
   return options;
 }
 
-// One profile's report over the workload from `engine`'s pipeline: its
-// targets with their domains, sorted and thresholded, as hmmsearch reports.
-QueryReport profile_report(const SearchProfile& profile, HmmEngine& engine, int host_threads,
-                           PipelineCounts& counts) {
+// One profile's report over the workload as the app searches a chunk
+// (search_and_define: `engine` holds legs.rest_targets, `long_engine`, if
+// any, legs.long_targets): its targets with their domains, sorted and
+// thresholded, as hmmsearch reports.
+QueryReport profile_report(const SearchProfile& profile, const ChunkLegs& legs, HmmEngine& engine,
+                           HmmEngine* long_engine, int host_threads, PipelineCounts& counts) {
   const Workload& load = workload();
   const PipelineOptions options = workload_options();
-  engine.load_profile(profile);
-  const ChunkSearch search = search_chunk(profile, load.chunk, engine, options);
-  counts = search.counts;
+  ProfileSearch found = search_and_define(profile, load.targets, legs, engine, long_engine, options, host_threads);
+  counts = found.search.counts;
   QueryReport report;
   report.name = profile.name, report.accession = profile.accession, report.description = profile.description;
   report.M = profile.M;
   report.options.Z = report.options.domZ = options.database_sequences;
-  report.targets = domain_hits(profile, load.targets, search, engine, options, host_threads);
+  report.targets = report_hits(profile, load.targets, 0, found.search, std::move(found.definitions), options,
+                               load.targets.size(), host_threads);
   sort_report_targets(report.targets);
   apply_thresholds(report);
   return report;
@@ -296,20 +318,20 @@ std::string report_texts(const QueryReport& report, const PipelineCounts& counts
          query_report_text(report, report_statistics_text(report, counts, workload_options()));
 }
 
-// What hmmsearch writes for one profile, from the GPU engine's pipeline.
-std::string gpu_report_texts(const SearchProfile& profile, HmmEngine& engine, int host_threads,
-                             PipelineCounts& counts) {
-  const QueryReport report = profile_report(profile, engine, host_threads, counts);
+// What hmmsearch writes for one profile, from the app's GPU engines.
+std::string gpu_report_texts(const SearchProfile& profile, int host_threads, PipelineCounts& counts) {
+  LegEngines& engines = gpu_leg_engines();
+  const QueryReport report =
+      profile_report(profile, engines.legs, *engines.rest, engines.longest.get(), host_threads, counts);
   return report_texts(report, counts);
 }
 
 void BM_GpuReport(benchmark::State& state) {
   if (!have_gpu(state)) return;
   const SearchProfile& profile = workload().profiles[state.range(0)];
-  HmmEngine& engine = gpu_engine();
   PipelineCounts counts;
   timed(state, static_cast<double>(workload().chunk.residues.size()), profile,
-        [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, engine, static_cast<int>(state.range(1)), counts)); });
+        [&] { benchmark::DoNotOptimize(gpu_report_texts(profile, static_cast<int>(state.range(1)), counts)); });
   state.counters["past_fwd"] = static_cast<double>(counts.past_forward);
 }
 
@@ -326,9 +348,10 @@ void BM_ReportTexts(benchmark::State& state) {
   std::optional<MadeReport>& slot = made[state.range(0)];
   if (!slot) {
     std::unique_ptr<HmmEngine> engine = make_cpu_engine();
-    engine->load_targets(workload().chunk);
+    const ChunkLegs legs = split_chunk(workload().targets, 0, workload().targets.size(), false);
+    engine->load_targets(legs.rest_targets);
     slot.emplace();
-    slot->report = profile_report(profile, *engine, 1, slot->counts);
+    slot->report = profile_report(profile, legs, *engine, nullptr, 1, slot->counts);
   }
   std::size_t bytes = 0;
   timed(state, static_cast<double>(workload().chunk.residues.size()), profile,

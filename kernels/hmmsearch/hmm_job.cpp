@@ -20,63 +20,55 @@
 namespace helix::hmmsearch {
 namespace {
 
-SequenceSet block_chunk(const std::vector<TargetSequence>& targets, std::size_t first, std::size_t count) {
-  SequenceSet chunk;
-  for (std::size_t t = first; t < first + count; ++t) chunk.append(targets[t].codes);
-  return chunk;
-}
-
-// Domain definition of the block's passed targets (define_passed_domains:
-// the whole-target posteriors and the envelopes' rescoring on the engine,
-// which holds the block and the profile; regions and sampling on the host).
-std::vector<TargetDomains> define_block_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
-                                                std::size_t first, const ChunkSearch& search, HmmEngine& engine) {
-  std::vector<std::uint32_t> passed;
-  for (const PassedTarget& target : search.passed) passed.push_back(target.target);
-  std::vector<DomainDefinition> definitions = define_passed_domains(profile, targets, first, passed, engine);
-  std::vector<TargetDomains> domains;
-  domains.reserve(search.passed.size());
-  for (std::size_t k = 0; k < search.passed.size(); ++k)
-    domains.push_back(scored_domains(profile, static_cast<int>(targets[first + passed[k]].codes.size()),
-                                     search.passed[k], std::move(definitions[k])));
-  return domains;
-}
-
-// One profile's search of one round on one engine: the filters, domain
-// definition of the passed targets, and the self-checks.
+// One profile's search of one round: the filters and domain definition of
+// the passed targets (search_and_define: on `engine`, and the round's long
+// targets on `long_engine` at once when there is one), and the self-checks.
 struct ProfileRound {
   ChunkSearch search;
   std::vector<TargetDomains> domains;
 };
 ProfileRound search_profile(const SearchProfile& profile, const std::vector<TargetSequence>& targets,
-                            std::size_t first, const SequenceSet& chunk, HmmEngine& engine,
+                            const ChunkLegs& legs, HmmEngine& engine, HmmEngine* long_engine,
                             const PipelineOptions& options, bool self_check, std::uint32_t block, HmmPhases& phases) {
+  ProfileSearch found = search_and_define(profile, targets, legs, engine, long_engine, options);
+  phases.filters += found.filters, phases.domains += found.domains;
   PhaseClock clock(PhaseClock::Cpu::kThisThread);
-  engine.load_profile(profile);
-  ProfileRound round{search_chunk(profile, chunk, engine, options), {}};
-  phases.filters += clock.lap();
-  if (self_check) self_check_block(profile, targets, first, chunk.size(), round.search, options, block);
+  const std::size_t first = legs.first;
+  ProfileRound round{std::move(found.search), {}};
+  if (self_check) self_check_block(profile, targets, first, legs.count, round.search, options, block);
   phases.self_check += clock.lap();
-  round.domains = define_block_domains(profile, targets, first, round.search, engine);
+  round.domains.reserve(round.search.passed.size());
+  for (std::size_t k = 0; k < round.search.passed.size(); ++k)
+    round.domains.push_back(scored_domains(profile,
+                                           static_cast<int>(targets[first + round.search.passed[k].target].codes.size()),
+                                           round.search.passed[k], std::move(found.definitions[k])));
   phases.domains += clock.lap();
   if (self_check) self_check_domains(profile, targets, first, round.search, round.domains);
   phases.self_check += clock.lap();
   return round;
 }
 
-// Runs work(p, engine, phases) for p = 0 .. count-1, shared among the engines
-// (core/shared_work.h), each on its own host thread, which loads the round's
-// targets first. Phases add up over the threads.
+// Runs work(p, engine, long engine or null, phases) for p = 0 .. count-1,
+// shared among the engines (core/shared_work.h), each on its own host
+// thread, which loads the round's legs first (the rest into the engine, the
+// long targets into its long engine). Phases add up over the threads.
 template <typename Work>
-void share_among_engines(std::size_t count, const std::vector<HmmEngine*>& engines, const SequenceSet& chunk,
-                         HmmPhases& phases, Work work) {
+void share_among_engines(std::size_t count, const std::vector<HmmEngine*>& engines,
+                         const std::vector<HmmEngine*>& long_engines, const ChunkLegs& legs, HmmPhases& phases,
+                         Work work) {
   std::vector<HmmPhases> engine_phases(engines.size());
+  const bool two_legs = !legs.longest.empty();
   auto prepare = [&](std::size_t e) {
+    if (two_legs) {
+      long_engines[e]->use_on_this_thread();
+      long_engines[e]->load_targets(legs.long_targets);
+    }
     engines[e]->use_on_this_thread();
-    engines[e]->load_targets(chunk);
+    engines[e]->load_targets(legs.rest_targets);
   };
-  share_work(count, engines.size(), prepare,
-             [&](std::size_t p, std::size_t e) { work(p, *engines[e], engine_phases[e]); });
+  share_work(count, engines.size(), prepare, [&](std::size_t p, std::size_t e) {
+    work(p, *engines[e], two_legs ? long_engines[e] : nullptr, engine_phases[e]);
+  });
   for (const HmmPhases& t : engine_phases) {
     phases.filters += t.filters, phases.domains += t.domains, phases.self_check += t.self_check;
   }
@@ -90,7 +82,14 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
 
 HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines, Runtime& runtime,
                          bool self_check) {
+  return run_hmm_job(params, engines, {}, runtime, self_check);
+}
+
+HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines,
+                         const std::vector<HmmEngine*>& long_engines, Runtime& runtime, bool self_check) {
   if (engines.empty()) throw std::invalid_argument("run_hmm_job: no engine");
+  if (!long_engines.empty() && long_engines.size() != engines.size())
+    throw std::invalid_argument("run_hmm_job: one long engine per engine, or none");
   HmmEngine& engine = *engines.front();
   HmmPhases phases;
   PhaseClock clock;
@@ -135,12 +134,14 @@ HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>&
     const std::size_t first = static_cast<std::size_t>(block) * params.block_targets;
     const std::size_t count = std::min<std::size_t>(std::size_t{round_end - block} * params.block_targets,
                                                     target_count - first);
-    const SequenceSet chunk = block_chunk(targets, first, count);
+    const ChunkLegs legs = split_chunk(targets, first, count, !long_engines.empty());
     std::vector<ProfileRound> found(profiles.size());
-    share_among_engines(profiles.size(), engines, chunk, phases, [&](std::size_t n, HmmEngine& on, HmmPhases& t) {
-      const std::size_t p = longest_first[n];
-      found[p] = search_profile(profiles[p], targets, first, chunk, on, options, self_check, block, t);
-    });
+    share_among_engines(profiles.size(), engines, long_engines, legs, phases,
+                        [&](std::size_t n, HmmEngine& on, HmmEngine* long_on, HmmPhases& t) {
+                          const std::size_t p = longest_first[n];
+                          found[p] = search_profile(profiles[p], targets, legs, on, long_on, options, self_check,
+                                                    block, t);
+                        });
     for (std::size_t p = 0; p < profiles.size(); ++p) {
       ProfileState& kept = state.profiles[p];
       kept.counts += found[p].search.counts;

@@ -51,5 +51,11 @@ HmmJobResult run_hmm_job(const HmmParams& params, HmmEngine& engine, Runtime& ru
 // sets the rounds). The result is the one engine's, byte for byte.
 HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines, Runtime& runtime,
                          bool self_check);
+// The same with a long engine beside each engine (as many): each round's
+// targets of kLongLegResidues or more are searched there, on a host thread
+// of their own, while the engine searches the rest (search_and_define in
+// hmm_search.h). The result is the one engine's, byte for byte.
+HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>& engines,
+                         const std::vector<HmmEngine*>& long_engines, Runtime& runtime, bool self_check);
 
 }  // namespace helix::hmmsearch

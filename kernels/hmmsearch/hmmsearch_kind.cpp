@@ -28,20 +28,27 @@ constexpr int kGpuProfilesAtOnce = 4;
 
 ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
   const hmmsearch::HmmParams params = hmmsearch::parse_hmm_params(params_json);
-  std::vector<std::unique_ptr<hmmsearch::HmmEngine>> engines;
+  // On the GPU each engine has a long engine beside it for the round's
+  // longest targets (titin-like), searched on a thread of their own at once
+  // with the rest (hmm_search.h's search_and_define).
+  std::vector<std::unique_ptr<hmmsearch::HmmEngine>> engines, long_engines;
   if (options.force_cpu) {
     engines.push_back(hmmsearch::make_cpu_engine());
   } else {
     const int count = std::min<int>(kGpuProfilesAtOnce, std::max<std::uint32_t>(1, params.profile_count));
-    for (int e = 0; e < count; ++e) engines.push_back(hmmsearch::make_gpu_engine(options.gpu_device, true, count));
+    for (int e = 0; e < count; ++e) {
+      engines.push_back(hmmsearch::make_gpu_engine(options.gpu_device, true, 2 * count));
+      long_engines.push_back(hmmsearch::make_gpu_engine(options.gpu_device, true, 2 * count));
+    }
   }
-  std::vector<hmmsearch::HmmEngine*> on;
+  std::vector<hmmsearch::HmmEngine*> on, long_on;
   for (const auto& engine : engines) on.push_back(engine.get());
+  for (const auto& engine : long_engines) long_on.push_back(engine.get());
   std::fprintf(stderr, "helix hmmsearch: %s chunk %u of %u, %u profiles, on %s (%zu at once)\n",
                params.search.c_str(), params.chunk, params.chunks, params.profile_count,
                engines.front()->description().c_str(), engines.size());
   // The GPU's results are spot-checked against the CPU reference as they come.
-  const hmmsearch::HmmJobResult result = hmmsearch::run_hmm_job(params, on, runtime, !options.force_cpu);
+  const hmmsearch::HmmJobResult result = hmmsearch::run_hmm_job(params, on, long_on, runtime, !options.force_cpu);
   PhaseClock clock;
   hmmsearch::ProfileTexts reports = hmmsearch::report_outputs(result);
   ResultFiles files = {{"tblout", std::move(reports.tblout)},

@@ -21,6 +21,7 @@
 #include "core/kind.h"
 #include "hmm_file.h"
 #include "hmm_job.h"
+#include "hmm_search.h"
 
 namespace helix {
 const KindSpec& hmmsearch_kind_spec();
@@ -331,6 +332,7 @@ enum class Fault {
                 // bug; a float step alone rarely moves a region's edge)
   kEnvelopes,   // every envelope's Forward score one float step off
   kSampling,    // every sampled domain one residue shorter
+  kFails,       // Forward fails as a faulty device does: a GpuError
 };
 class FaultyEngine : public HmmEngine {
  public:
@@ -348,6 +350,7 @@ class FaultyEngine : public HmmEngine {
     return inner_->viterbi_scores(targets);
   }
   std::vector<float> forward_scores(const std::vector<std::uint32_t>& targets) override {
+    if (fault_ == Fault::kFails) throw GpuError("faulty engine: Forward failed");
     std::vector<float> scores = inner_->forward_scores(targets);
     if (fault_ == Fault::kForward)
       for (float& score : scores) score = std::nextafter(score, INFINITY);
@@ -419,6 +422,47 @@ TEST_F(HmmJob, RoundsAndSeveralEnginesGiveTheSameBytes) {
   EXPECT_THROW(run_hmm_job(params(4), {&rounds_of_five, &wrong}, runtime, true), GpuError);
   fs::remove(dir_ / "checkpoint.state");
   EXPECT_NO_THROW(run_hmm_job(params(4), {&rounds_of_five, &second}, runtime, true));
+}
+
+// A round's long targets (kLongLegResidues residues or more) searched on
+// long engines beside the engines, each leg on a thread of its own (as the
+// GPU app runs them): the bytes of one engine searching all. The database
+// gains two long targets: all 45 globins end to end (a hit of many domains)
+// and a long stretch of its first globin's reversed sequences (none).
+TEST_F(HmmJob, LongTargetsOnLongEnginesGiveTheSameBytes) {
+  std::string joined, reversed;
+  for (const TargetSequence& target : targets_) {
+    for (std::uint8_t code : target.codes) joined += kSymbols[code];
+    for (auto code = target.codes.rbegin(); code != target.codes.rend(); ++code) reversed += kSymbols[*code];
+  }
+  ASSERT_GE(joined.size(), kLongLegResidues);
+  database_text_ += ">all_globins joined\n" + joined + "\n>reversed_globins\n" + reversed + "\n";
+  targets_ = parse_targets(database_text_, "globins45 and two long targets");
+  write_inputs();
+  auto outputs = [](const HmmJobResult& r) {
+    ProfileTexts reports = report_outputs(r);
+    return std::vector<std::string>{std::move(reports.tblout), std::move(reports.domtblout), std::move(reports.out),
+                                    scores_tsv(r.rows), domains_tsv(r.rows)};
+  };
+  DirectoryRuntime runtime(dir_.string());
+  auto reference = make_cpu_engine();
+  const auto one_engine = outputs(run_hmm_job(params(4), *reference, runtime, false));
+  EXPECT_NE(one_engine[0].find("all_globins"), std::string::npos);  // the long hit is reported
+  // Rounds of 20 targets: the long ones share the last round with three others.
+  FaultyEngine first(Fault::kNone, 20), second(Fault::kNone, 20), long_first(Fault::kNone), long_second(Fault::kNone);
+  fs::remove(dir_ / "checkpoint.state");
+  EXPECT_EQ(outputs(run_hmm_job(params(4), {&first, &second}, {&long_first, &long_second}, runtime, true)), one_engine);
+  // A long engine's fault on its thread reaches the caller.
+  fs::remove(dir_ / "checkpoint.state");
+  FaultyEngine failing(Fault::kFails);
+  EXPECT_THROW(run_hmm_job(params(4), {&first, &second}, {&failing, &long_second}, runtime, true), GpuError);
+  // The app on the GPU (its engines and their long engines) writes the CPU's bytes.
+  if (gpu_device_count() == 0) return;
+  fs::remove(dir_ / "checkpoint.state");
+  int restarts = 0;
+  const auto cpu = run_app(dir_, params(16), true, false, &restarts);
+  remove_outputs(dir_);
+  expect_same_but_engine(run_app(dir_, params(16), false, false, &restarts), cpu);
 }
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
