@@ -155,7 +155,7 @@ class GpuEngine : public HmmEngine {
   }
 
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
-    return batch_scores<float>(which, 1, 0, kBatchBlock, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
+    return batch_scores<float>(which, 1, 0, kBatchBlock, 0, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
                                                              void*, float* out, unsigned* next) {
       launch_bias_filter(blocks, kBatchBlock, codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
                          next, stream_);
@@ -170,7 +170,7 @@ class GpuEngine : public HmmEngine {
     const bool shared_rows = block_bytes <= kMaxSharedRows;
     if (shared_rows) allow_viterbi_shared_rows();
     std::vector<int> xc = batch_scores<int>(
-        which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock,
+        which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock, 0,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
           launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, codes_.data, offsets_.data, batch,
                                count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next, stream_);
@@ -204,7 +204,7 @@ class GpuEngine : public HmmEngine {
     kept_forward_offsets_.upload_reusing(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
     const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return target_length(which[t]); });
     return batch_scores<float>(
-        which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp,
+        which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp, longest,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
                                        kept_forward_.data, kept_forward_offsets_.data, nullptr, nullptr};
@@ -399,11 +399,11 @@ class GpuEngine : public HmmEngine {
     region_special_offsets_.upload_reusing(special_offsets.data(), count, "uploading region row offsets");
     reserve(results_, count * sizeof(float), "region Forward scores");
     const ForwardLaunch f = forward_launch();
-    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
+    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
     const ForwardEntries forward{codes_.data, offsets_.data, region_entries_.data, f.view,
                                  reinterpret_cast<float*>(results_.data), env_specials_.data,
                                  region_special_offsets_.data, device_jobs, env_rows_.data};
-    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
                          std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
@@ -462,11 +462,11 @@ class GpuEngine : public HmmEngine {
 
     ForwardLaunch f = forward_launch();
     f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
-    int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
+    int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
     const ForwardEntries forward{codes_.data,         offsets_.data,        in.entries.data,
                                  f.view,              forward_scores,       env_specials_.data,
                                  in.forward_x.data,   in.forward_spans.data, env_rows_.data};
-    const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
                          std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
@@ -474,7 +474,7 @@ class GpuEngine : public HmmEngine {
 
     const std::size_t backward_bytes = backward_warp_bytes(fwd_q_);
     const bool backward_shared = backward_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
-    blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes);
+    blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes, longest);
     BackwardWarpBatch backward;
     backward.codes = codes_.data, backward.offsets = offsets_.data, backward.count = count;
     backward.specials = in.specials.data, backward.special_offsets = in.backward_x.data;
@@ -604,7 +604,7 @@ class GpuEngine : public HmmEngine {
   void forward_with_specials(const BatchTarget* entries, std::uint32_t count, float* scores,
                              const std::uint64_t* special_offsets, unsigned longest) {
     const ForwardLaunch f = forward_launch();
-    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes);
+    const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
     const ForwardEntries forward{codes_.data, offsets_.data, entries, f.view, scores,
                                  forward_specials_.data, special_offsets, nullptr, nullptr};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
@@ -619,7 +619,8 @@ class GpuEngine : public HmmEngine {
                               const std::uint64_t* forward_offsets, Length length) {
     const std::size_t warp_bytes = backward_warp_bytes(fwd_q_);
     const bool shared_rows = warp_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
-    const int blocks = warp_blocks(count, kBackwardWarpsPerBlock, shared_rows ? 0 : warp_bytes);
+    const int blocks = warp_blocks(count, kBackwardWarpsPerBlock, shared_rows ? 0 : warp_bytes,
+                                   long_entries(count, length));
     BackwardWarpBatch args;
     args.codes = codes_.data, args.offsets = offsets_.data, args.targets = targets, args.count = count;
     args.specials = specials, args.special_offsets = special_offsets;
@@ -634,10 +635,14 @@ class GpuEngine : public HmmEngine {
 
   // Blocks for a warp-per-target kernel over `count` targets, with global
   // rows of `warp_bytes` per warp (0: in shared memory) reserved in rows_.
-  int warp_blocks(std::uint32_t count, int warps_per_block, std::size_t warp_bytes) {
-    const std::size_t allowed = warp_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_bytes) : count;
+  // The first `long_count` entries (the longest) each want a whole block of
+  // their own: with fewer blocks, a block takes several of them one after
+  // another (a batch of only long targets, as a chunk's long leg has).
+  int warp_blocks(std::uint32_t count, int warps_per_block, std::size_t warp_bytes, unsigned long_count = 0) {
+    const std::size_t wanted = count - long_count + static_cast<std::size_t>(long_count) * warps_per_block;
+    const std::size_t allowed = warp_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_bytes) : wanted;
     const std::size_t resident = static_cast<std::size_t>(sms_) * 64;
-    const std::size_t warps = std::min({static_cast<std::size_t>(count), allowed, resident});
+    const std::size_t warps = std::min({wanted, allowed, resident});
     const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
     if (warp_bytes) reserve(rows_, static_cast<std::size_t>(blocks) * warps_per_block * warp_bytes, "DP rows");
     return blocks;
@@ -649,10 +654,11 @@ class GpuEngine : public HmmEngine {
 
   // Runs a batch kernel (`lanes_per_target` lanes per target, rows of
   // `warp_row_bytes` per warp) over `which`, longest first; results in
-  // `which`'s order.
+  // `which`'s order. The `long_count` longest want a block each (see
+  // warp_blocks).
   template <typename Result, typename Launch>
   std::vector<Result> batch_scores(const std::vector<std::uint32_t>& which, int lanes_per_target,
-                                   std::size_t warp_row_bytes, int block_threads, Launch launch) {
+                                   std::size_t warp_row_bytes, int block_threads, unsigned long_count, Launch launch) {
     const std::uint32_t count = static_cast<std::uint32_t>(which.size());
     std::vector<Result> results(count);
     if (count == 0) return results;
@@ -671,7 +677,8 @@ class GpuEngine : public HmmEngine {
                                stream_),
                "uploading a filter batch");
     const std::size_t targets_per_warp = kWarp / lanes_per_target;
-    const std::size_t warps_wanted = (count + targets_per_warp - 1) / targets_per_warp;
+    const std::size_t warps_wanted = (count - long_count + targets_per_warp - 1) / targets_per_warp +
+                                     static_cast<std::size_t>(long_count) * (block_threads / kWarp);
     const std::size_t warps_allowed =
         warp_row_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_row_bytes) : warps_wanted;
     const std::size_t warps_per_block = block_threads / kWarp;
