@@ -28,19 +28,19 @@ constexpr int kGpuProfilesAtOnce = 4;
 
 ResultFiles run_hmmsearch(const nlohmann::json& params_json, const RunOptions& options, Runtime& runtime) {
   const hmmsearch::HmmParams params = hmmsearch::parse_hmm_params(params_json);
-  // With fewer profiles than that, each engine has a long engine beside it
-  // for the round's longest targets (titin-like), searched on a thread of
-  // their own at once with the rest (hmm_search.h's search_and_define): one
-  // profile's report 432 -> 332 ms (Pkinase), 1,320 -> 1,068 ms (PTK7).
-  // With four profiles at once their chains already overlap each other's
-  // work, and long engines made the 9-profile WU slower (7.7-8.1 -> 8.6 s;
-  // bench/RESULTS.md, H200).
+  // A WU of one profile gets a long engine beside its engine for the round's
+  // longest targets (titin-like), searched on a thread of their own at once
+  // with the rest (hmm_search.h's search_and_define): that profile's report
+  // went 432 -> 332 ms (Pkinase), 1,320 -> 1,068 ms (PTK7). With several
+  // profiles at once their chains already overlap each other's work, and
+  // long engines made the app slower: 3 profiles 3.16-3.17 -> 3.28-3.44 s,
+  // 9 profiles 7.51 -> 8.59 s (bench/RESULTS.md, H200).
   std::vector<std::unique_ptr<hmmsearch::HmmEngine>> engines, long_engines;
   if (options.force_cpu) {
     engines.push_back(hmmsearch::make_cpu_engine());
   } else {
     const int count = std::min<int>(kGpuProfilesAtOnce, std::max<std::uint32_t>(1, params.profile_count));
-    const bool with_long_engines = count < kGpuProfilesAtOnce;
+    const bool with_long_engines = params.profile_count == 1;
     const int on_device = with_long_engines ? 2 * count : count;
     for (int e = 0; e < count; ++e) {
       engines.push_back(hmmsearch::make_gpu_engine(options.gpu_device, true, on_device));

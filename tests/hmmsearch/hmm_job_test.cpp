@@ -426,7 +426,7 @@ TEST_F(HmmJob, RoundsAndSeveralEnginesGiveTheSameBytes) {
 
 // A round's long targets (kLongLegResidues residues or more) searched on
 // long engines beside the engines, each leg on a thread of its own (as the
-// GPU app runs them): the bytes of one engine searching all. The database
+// GPU app runs a WU of one profile): the bytes of one engine searching all. The database
 // gains two long targets: all 45 globins end to end (a hit of many domains)
 // and a long stretch of its first globin's reversed sequences (none).
 TEST_F(HmmJob, LongTargetsOnLongEnginesGiveTheSameBytes) {
@@ -456,13 +456,18 @@ TEST_F(HmmJob, LongTargetsOnLongEnginesGiveTheSameBytes) {
   fs::remove(dir_ / "checkpoint.state");
   FaultyEngine failing(Fault::kFails);
   EXPECT_THROW(run_hmm_job(params(4), {&first, &second}, {&failing, &long_second}, runtime, true), GpuError);
-  // The app on the GPU (its engines and their long engines) writes the CPU's bytes.
+  // The app on the GPU writes the CPU's bytes; a WU of one profile has a
+  // long engine beside its engine.
   if (gpu_device_count() == 0) return;
   fs::remove(dir_ / "checkpoint.state");
+  profiles_text_ = read_file_text(kGlobins4);
+  write_inputs();
+  HmmParams one_profile = params(16);
+  one_profile.profile_count = 1;
   int restarts = 0;
-  const auto cpu = run_app(dir_, params(16), true, false, &restarts);
+  const auto cpu = run_app(dir_, one_profile, true, false, &restarts);
   remove_outputs(dir_);
-  expect_same_but_engine(run_app(dir_, params(16), false, false, &restarts), cpu);
+  expect_same_but_engine(run_app(dir_, one_profile, false, false, &restarts), cpu);
 }
 
 TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
