@@ -29,8 +29,9 @@
 //                   over each target that passed Forward) on the GPU, and the
 //                   host's decoding of their posteriors.
 //   BM_GpuReport    everything hmmsearch does, end to end, as the app runs
-//                   it (search_and_define: the chunk's long targets on a
-//                   second engine, on a thread of its own, beside the rest):
+//                   a WU of one profile (search_and_define: the chunk's long
+//                   targets on a second engine, on a thread of its own,
+//                   beside the rest):
 //                   the filters, domain definition (posteriors, region
 //                   sampling and envelope rescoring on the GPU; regions,
 //                   clustering and alignments on the host: 1 thread, as the
@@ -137,8 +138,9 @@ HmmEngine& gpu_engine() {
   return *engine;
 }
 
-// The app's two GPU engines for a chunk (hmm_search.h's search_and_define):
-// the chunk's long targets on one, the rest on the other, each loaded once.
+// The two GPU engines the app gives a WU of one profile (hmm_search.h's
+// search_and_define): the chunk's long targets on one, the rest on the
+// other, each loaded once.
 struct LegEngines {
   ChunkLegs legs;
   std::unique_ptr<HmmEngine> rest, longest;
