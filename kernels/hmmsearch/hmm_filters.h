@@ -162,25 +162,29 @@ HELIX_HMM_HD float viterbi_filter_score(const std::uint8_t* codes, int L, const 
   return viterbi_score_of_xc(xC, move);
 }
 
-// The bias filter's null score (nats) for a target: Easel's esl_hmm_Forward
-// on HMMER's two-state composition HMM (normal background / the model's
-// average composition), rescaled every row, whose normal state's loop is the
-// null model's L/(L+1) (hmmsearch resets it for every target).
-HELIX_HMM_HD float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter,
-                                     const LengthConfig& config) {
-  const float t00 = config.null_p1, t01 = 1.0f - config.null_p1;
-  const float t10 = filter.biased_to_normal, t11 = filter.biased_loop;
-  float dp0 = filter.emission_odds[codes[0] * 2] * filter.start_normal;
-  float dp1 = filter.emission_odds[codes[0] * 2 + 1] * filter.start_biased;
-  float log_score = 0.0;
-  for (int i = 0;; ++i) {
+// The bias filter's recurrence (bias_filter_score), a row at a time: each
+// row's two cells are scaled by their greatest (scale_row() returns it: the
+// score adds up the logs of these), then carried to the next residue. The
+// logs are not part of the recurrence, so the GPU takes them apart from it.
+struct BiasFilterRows {
+  float t00, t01, t10, t11;
+  float dp0, dp1;
+  HELIX_HMM_HD BiasFilterRows(std::uint8_t first_code, const BiasFilterHmm& filter, const LengthConfig& config)
+      : t00(config.null_p1),
+        t01(1.0f - config.null_p1),
+        t10(filter.biased_to_normal),
+        t11(filter.biased_loop),
+        dp0(filter.emission_odds[first_code * 2] * filter.start_normal),
+        dp1(filter.emission_odds[first_code * 2 + 1] * filter.start_biased) {}
+  HELIX_HMM_HD float scale_row() {
     float max = 0.0;
     max = dp0 > max ? dp0 : max;
     max = dp1 > max ? dp1 : max;
     dp0 /= max, dp1 /= max;
-    log_score += static_cast<float>(log(static_cast<double>(max)));
-    if (i + 1 == L) break;
-    const float* odds = filter.emission_odds + codes[i + 1] * 2;
+    return max;
+  }
+  HELIX_HMM_HD void next_row(std::uint8_t code, const BiasFilterHmm& filter) {
+    const float* odds = filter.emission_odds + code * 2;
     float next0 = 0.0;
     next0 += dp0 * t00;
     next0 += dp1 * t10;
@@ -191,11 +195,38 @@ HELIX_HMM_HD float bias_filter_score(const std::uint8_t* codes, int L, const Bia
     next1 *= odds[1];
     dp0 = next0, dp1 = next1;
   }
-  float end = 0.0;
-  end += dp0 * 1.0f;
-  end += dp1 * 1.0f;
-  log_score += static_cast<float>(log(static_cast<double>(end)));
+  // The last row's sum, after its scale_row().
+  HELIX_HMM_HD float end() const {
+    float end = 0.0;
+    end += dp0 * 1.0f;
+    end += dp1 * 1.0f;
+    return end;
+  }
+};
+
+// A term of the bias filter's score: the log of a row's scale (or of the end).
+HELIX_HMM_HD float bias_filter_log(float scale) { return static_cast<float>(log(static_cast<double>(scale))); }
+
+// The bias filter's score from its logs' sum (added in row order, then the end's).
+HELIX_HMM_HD float bias_filter_total(float log_score, int L, const LengthConfig& config) {
   return log_score + static_cast<float>(L) * config.log_p1 + config.log_1_minus_p1;
+}
+
+// The bias filter's null score (nats) for a target: Easel's esl_hmm_Forward
+// on HMMER's two-state composition HMM (normal background / the model's
+// average composition), rescaled every row, whose normal state's loop is the
+// null model's L/(L+1) (hmmsearch resets it for every target).
+HELIX_HMM_HD float bias_filter_score(const std::uint8_t* codes, int L, const BiasFilterHmm& filter,
+                                     const LengthConfig& config) {
+  BiasFilterRows rows(codes[0], filter, config);
+  float log_score = 0.0;
+  for (int i = 0;; ++i) {
+    log_score += bias_filter_log(rows.scale_row());
+    if (i + 1 == L) break;
+    rows.next_row(codes[i + 1], filter);
+  }
+  log_score += bias_filter_log(rows.end());
+  return bias_filter_total(log_score, L, config);
 }
 
 // Forward: log of the summed probability of all multihit local paths (nats).

@@ -155,11 +155,12 @@ class GpuEngine : public HmmEngine {
   }
 
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
-    return batch_scores<float>(which, 1, 0, kBatchBlock, 0, [&](const BatchTarget* batch, std::uint32_t count, int blocks,
-                                                             void*, float* out, unsigned* next) {
-      launch_bias_filter(blocks, kBatchBlock, codes_.data, offsets_.data, batch, count, profile_->bias_filter, out,
-                         next, stream_);
-    });
+    return batch_scores<float>(which, kWarp, 0, bias_filter_block_threads(), 0,
+                               [&](const BatchTarget* batch, std::uint32_t count, int blocks, void*, float* out,
+                                   unsigned* next) {
+                                 launch_bias_filter(blocks, codes_.data, offsets_.data, batch, count,
+                                                    profile_->bias_filter, out, next, stream_);
+                               });
   }
 
   std::vector<float> viterbi_scores(const std::vector<std::uint32_t>& which) override {

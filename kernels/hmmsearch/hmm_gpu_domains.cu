@@ -25,7 +25,7 @@ namespace {
 
 constexpr int kLanes = 4;                        // HMMER's SSE elements
 constexpr int kHelpers = kWarp / kLanes;         // lanes per stripe
-constexpr unsigned kStripeLeaders = 0x01010101u;  // lanes 0, 8, 16, 24
+static_assert(kHelpers == kStripeLanes, "the stripe leaders are lanes 0, 8, 16, 24 (hmm_warp.cuh)");
 
 // Per warp: two rows of M, D, I ([z][q], 4Q each), each cell's B->M term,
 // and the stripes' D->D odds.
@@ -104,15 +104,13 @@ __device__ __forceinline__ void later_dd_group(int top, float* __restrict__ stri
 }
 
 // Whether the later D->D passes from here on provably change no D cell:
-// every value they would add is below half an ulp of the least D cell of
-// all stripes (`lowest`, from pass 1: later passes only add to D). A pass
-// adds its stripe's first value times D->D odds (at most 1), and each
-// pass's first value is a product of an earlier pass's values, so none
-// exceeds the greatest `dcv` of the four stripes now; below 2^-25 d it is
-// under half an ulp of d, and d plus it rounds to d. (Should lowest * 2^-25
-// flush to zero, the test fails and the passes run.)
+// every value they would add rounds away (rounds_away, hmm_warp.cuh) on the
+// least D cell of all stripes (`lowest`, from pass 1: later passes only add
+// to D). A pass adds its stripe's first value times D->D odds (at most 1),
+// and each pass's first value is a product of an earlier pass's values, so
+// none exceeds the greatest `dcv` of the four stripes now.
 __device__ __forceinline__ bool passes_change_nothing(float dcv, float lowest) {
-  return __all_sync(kStripeLeaders, dcv == 0.0f || dcv < lowest * 0x1p-25f);
+  return __all_sync(kStripeLeaders, rounds_away(dcv, lowest));
 }
 
 // One lane per stripe: D->D from the stripe's end to its start, three more
@@ -127,8 +125,7 @@ __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z,
   for (; top >= kAhead - 1; top -= kAhead)
     first_dd_group<false>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
   if (top >= 0) first_dd_group<true>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
-  const float pair = fminf(lowest, __shfl_xor_sync(kStripeLeaders, lowest, kHelpers));
-  lowest = fminf(pair, __shfl_xor_sync(kStripeLeaders, pair, 2 * kHelpers));  // of all four stripes
+  lowest = leaders_min(lowest);  // of all four stripes
   for (int pass = 1; pass < 4; ++pass) {
     const float shifted = __shfl_down_sync(kStripeLeaders, dcv, kHelpers);
     dcv = z + 1 < kLanes ? shifted : 0.0f;
@@ -216,12 +213,6 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
       }
     }
   }
-}
-
-// The four stripe leaders' sums, added as SSE's horizontal sum: (v0 + v1) + (v2 + v3).
-__device__ float leaders_sum(float v) {
-  const float pair = v + __shfl_xor_sync(kStripeLeaders, v, kHelpers);
-  return pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kHelpers);
 }
 
 // Per cell: M gains E (rows below L) and M_k -> D_k+1.

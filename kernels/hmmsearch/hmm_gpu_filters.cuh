@@ -2,7 +2,7 @@
 // CUDA engine (hmm_gpu.cu, which holds the profile and the chunk on the GPU
 // and calls these), each stage in its own file:
 //   MSV          hmm_gpu_msv.cu       one warp per target (a thread per target for very long models)
-//   bias filter  hmm_gpu_bias.cu      one thread per MSV survivor
+//   bias filter  hmm_gpu_bias.cu      one warp per MSV survivor
 //   Viterbi      hmm_gpu_viterbi.cu   one warp per target
 //   Forward      hmm_gpu_forward.cu   one warp per target, a block for the longest; also domain
 //                                     definition's Forward passes over targets, regions and envelopes
@@ -59,11 +59,12 @@ void launch_msv_threads(int threads, const std::uint8_t* codes, const std::uint6
 
 // ---------------------------------------------------------------- bias filter (hmm_gpu_bias.cu)
 
-// bias_filter_score (hmm_filters.h) of every entry of `batch`, one thread
-// each: out[b]. `next`: the batch's work counter, zeroed.
-void launch_bias_filter(int blocks, int block_threads, const std::uint8_t* codes, const std::uint64_t* offsets,
-                        const BatchTarget* batch, std::uint32_t count, BiasFilterHmm filter, float* out,
-                        unsigned* next, cudaStream_t stream);
+// bias_filter_score (hmm_filters.h) of every entry of `batch`, one warp
+// each, in blocks of bias_filter_block_threads(): out[b]. `next`: the
+// batch's work counter, zeroed.
+int bias_filter_block_threads();
+void launch_bias_filter(int blocks, const std::uint8_t* codes, const std::uint64_t* offsets, const BatchTarget* batch,
+                        std::uint32_t count, BiasFilterHmm filter, float* out, unsigned* next, cudaStream_t stream);
 
 // ---------------------------------------------------------------- Viterbi (hmm_gpu_viterbi.cu)
 

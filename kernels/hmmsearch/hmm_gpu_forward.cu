@@ -24,19 +24,9 @@ namespace {
 // Cells whose operands the kernel loads together (their latencies overlap).
 constexpr int kCellsAhead = 4;
 constexpr int kForwardHelpers = kWarp / kForwardLanes;    // lanes per stripe
-constexpr unsigned kStripeLeaders = 0x01010101u;          // lanes 0, 8, 16, 24
+static_assert(kForwardHelpers == kStripeLanes, "the stripe leaders are lanes 0, 8, 16, 24 (hmm_warp.cuh)");
 
 constexpr int kAhead = 8;                                 // operands loaded ahead in the serial chains
-
-// Whether a later D->D pass provably changes no D cell: every value it
-// would add is below half an ulp of the least D cell it could meet
-// (`lowest`, a bound from pass 1: later passes only add to D). Each addend
-// is `dcv` times D->D probabilities (at most 1), so none exceeds `dcv`;
-// below 2^-25 d it is under half an ulp of d, and d plus it rounds to d.
-// (Should lowest * 2^-25 flush to zero, the test fails and the pass runs.)
-__device__ __forceinline__ bool pass_changes_nothing(float dcv, float lowest) {
-  return dcv == 0.0f || dcv < lowest * 0x1p-25f;
-}
 
 // The serial parts of a Forward row, eight cells at a time: all operands
 // loaded first, then the chain. kGuard: the stripe ends inside the group.
@@ -169,7 +159,10 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
           first_pass_group<false>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv, lowest);
         if (q0 < Q) first_pass_group<true>(q0, Q, cm + lz * Q, stripe_d, stripe_dd, sum_m, dcv, lowest);
         // A pass after the first of these that provably changes no D cell
-        // in any stripe is skipped: the cells and E's sum (which the first
+        // in any stripe is skipped: each value it would add is `dcv` times
+        // D->D odds (at most 1), which rounds away (hmm_warp.cuh) on the
+        // least D cell it could meet (`lowest`, from pass 1: later passes
+        // only add to D). The cells and E's sum (which the first
         // of them completes with the D cells) stay those of the pass
         // before, as the pass would leave them. With M >= 100 HMMER stops
         // after such a pass, so each stripe's own least cell decides; below
@@ -177,10 +170,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
         // after it too: the least cell of all stripes decides (a later
         // pass's addends are at most an earlier pass's first addend of some
         // stripe).
-        if (f.M < 100) {
-          const float pair = fminf(lowest, __shfl_xor_sync(kStripeLeaders, lowest, kForwardHelpers));
-          lowest = fminf(pair, __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers));
-        }
+        if (f.M < 100) lowest = leaders_min(lowest);
         // Passes 2-4 carry D->D across stripes; each also sums the row's D
         // cells after the M's (HMMER's order), which is final once a pass
         // is the last.
@@ -188,7 +178,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
         for (int pass = 1; pass < 4; ++pass) {
           const float shifted = __shfl_up_sync(kStripeLeaders, dcv, kForwardHelpers);
           dcv = lz > 0 ? shifted : 0.0f;
-          if (pass > 1 && __all_sync(kStripeLeaders, pass_changes_nothing(dcv, lowest))) break;
+          if (pass > 1 && __all_sync(kStripeLeaders, rounds_away(dcv, lowest))) break;
           bool changed = false;
           xEv = sum_m;
           q0 = 0;
@@ -196,8 +186,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
           if (q0 < Q) later_pass_group<true>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
           if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
         }
-        const float pair = xEv + __shfl_xor_sync(kStripeLeaders, xEv, kForwardHelpers);      // (v0+v1), (v2+v3)
-        xE = pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kForwardHelpers);
+        xE = leaders_sum(xEv);
       }
       team.sync();
       xE = team.from_first(xE);

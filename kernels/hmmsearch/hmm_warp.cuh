@@ -2,8 +2,9 @@
 // and Forward in hmm_gpu_msv.cu, hmm_gpu_viterbi.cu and hmm_gpu_forward.cu,
 // Backward in hmm_gpu_domains.cu): the warp's
 // constants, a cell's transitions in two loads, taking the next target of a batch,
-// finding the warp's scratch rows, and the Team (a warp, or a block for the
-// longest entries of Forward and Backward) with its block's next entry.
+// finding the warp's scratch rows, the Team (a warp, or a block for the
+// longest entries of Forward and Backward) with its block's next entry, and
+// the stripe leaders of the Forward and Backward rows' serial chains.
 // Maxima over a warp are the device layer's warp_max (core/warp_reduce.cuh,
 // included here): one __reduce_max_sync for ints on sm_80+, a butterfly on
 // sm_75. Include from the kind's .cu files only.
@@ -67,6 +68,35 @@ struct Team {
     return shared;
   }
 };
+
+// The Forward and Backward rows' serial chains (E's sum, B's sum, the D->D
+// passes) run in HMMER's order on one lane per stripe of HMMER's four SSE
+// elements: lanes 0, 8, 16 and 24, each leading the eight lanes of its
+// stripe's cell work.
+constexpr int kStripeLanes = 8;
+constexpr unsigned kStripeLeaders = 0x01010101u;
+
+// The four stripe leaders' values summed as SSE's horizontal sum, (v0 + v1)
+// + (v2 + v3), on every leader.
+__device__ __forceinline__ float leaders_sum(float v) {
+  const float pair = v + __shfl_xor_sync(kStripeLeaders, v, kStripeLanes);
+  return pair + __shfl_xor_sync(kStripeLeaders, pair, 2 * kStripeLanes);
+}
+
+// The least of the four stripe leaders' values, on every leader.
+__device__ __forceinline__ float leaders_min(float v) {
+  const float pair = fminf(v, __shfl_xor_sync(kStripeLeaders, v, kStripeLanes));
+  return fminf(pair, __shfl_xor_sync(kStripeLeaders, pair, 2 * kStripeLanes));
+}
+
+// Whether adding any value up to `addend` to a float of at least `least`
+// provably leaves it as it is: below 2^-25 of it, the addend is under half
+// an ulp, and the sum rounds back. (Should least * 2^-25 flush to zero, the
+// test fails, and the caller adds.) The D->D passes' skips rest on this;
+// each kernel says why its `least` bounds every cell a pass meets.
+__device__ __forceinline__ bool rounds_away(float addend, float least) {
+  return addend == 0.0f || addend < least * 0x1p-25f;
+}
 
 // The next entry of the longest ones [0, long_count) for a whole block, or
 // long_count when they are all taken.
