@@ -117,12 +117,7 @@ class GpuEngine : public HmmEngine {
     vit_match_.upload(vit_match.data(), vit_match.size(), "uploading Viterbi scores");
     vit_transitions_.upload(vit_transitions.data(), vit_transitions.size(), "uploading Viterbi transitions");
     fwd_q_ = forward_segments(M);
-    const CellTransitions<float> no_odds{0, 0, 0, 0, 0, 0, 0, 0};
-    const auto fwd_match = striped_emissions<float>(profile.fwd_match, M, fwd_q_, kForwardLanes, 0.0f);
-    const auto fwd_transitions = striped<CellTransitions<float>>(
-        M, fwd_q_, kForwardLanes, no_odds, [&](int k) { return profile.fwd_transitions[k - 1]; });
-    fwd_match_.upload(fwd_match.data(), fwd_match.size(), "uploading Forward odds");
-    fwd_transitions_.upload(fwd_transitions.data(), fwd_transitions.size(), "uploading Forward transitions");
+    upload_cell_odds(profile);
   }
 
   std::vector<float> msv_scores() override {
@@ -482,8 +477,8 @@ class GpuEngine : public HmmEngine {
     backward.forward_specials = env_specials_.data, backward.forward_offsets = in.forward_x.data;
     backward.backward_specials = env_specials_.data, backward.own_scales = own_scales_.data;
     backward.rows = reinterpret_cast<float*>(rows_.data), backward.shared_rows = backward_shared;
-    backward.M = profile_->M, backward.Q = fwd_q_, backward.match = fwd_match_.data;
-    backward.transitions = fwd_transitions_.data, backward.next = work_counter();
+    backward.M = profile_->M, backward.Q = fwd_q_, backward.odds = cell_odds();
+    backward.next = work_counter();
     backward.regions = in.backward_spans.data, backward.region_rows = env_rows_.data;
     split_longest(backward, blocks, [&](unsigned b) { return jobs[b].L; });
     launch_backward_warps(backward, blocks, kBackwardWarpsPerBlock, stream_);
@@ -524,7 +519,7 @@ class GpuEngine : public HmmEngine {
     std::size_t shared_bytes() const { return shared_rows ? block_bytes : 0; }
   };
   ForwardLaunch forward_launch() {
-    ForwardLaunch f{{profile_->M, fwd_q_, fwd_match_.data, fwd_transitions_.data, profile_->fwd_e_loop,
+    ForwardLaunch f{{profile_->M, fwd_q_, cell_odds(), profile_->fwd_e_loop,
                      profile_->fwd_e_move}};
     f.warp_bytes = sizeof(float) * forward_warp_floats(fwd_q_);
     f.block_bytes = f.warp_bytes * kForwardWarpsPerBlock;
@@ -532,6 +527,22 @@ class GpuEngine : public HmmEngine {
     if (f.shared_rows) allow_forward_shared_rows();
     return f;
   }
+
+  // The Forward odds in cell order (CellOdds, hmm_gpu_domains.h), for the
+  // Forward and Backward row kernels.
+  void upload_cell_odds(const SearchProfile& profile) {
+    const int M = profile.M, cells = kForwardLanes * fwd_q_;
+    std::vector<float> match(static_cast<std::size_t>(kCodes) * cells, 0.0f), transitions(kCellTransitions * cells, 0.0f);
+    for (int c = 0; c < cells && c < M; ++c) {  // node c + 1
+      for (int x = 0; x < kCodes; ++x) match[x * cells + c] = profile.fwd_match[x * M + c];
+      const CellTransitions<float>& t = profile.fwd_transitions[c];
+      const float by_kind[kCellTransitions] = {t.bm, t.mm, t.im, t.dm, t.md, t.mi, t.ii, t.dd};
+      for (int kind = 0; kind < kCellTransitions; ++kind) transitions[kind * cells + c] = by_kind[kind];
+    }
+    cell_match_.upload(match.data(), match.size(), "uploading Forward odds in cell order");
+    cell_transitions_.upload(transitions.data(), transitions.size(), "uploading Forward transitions in cell order");
+  }
+  CellOdds cell_odds() const { return {cell_match_.data, cell_transitions_.data, kForwardLanes * fwd_q_}; }
 
   // A loaded target's length, as the kernels and length models count it (int).
   int target_length(std::uint32_t target) const { return static_cast<int>(targets_->length(target)); }
@@ -629,7 +640,7 @@ class GpuEngine : public HmmEngine {
     args.backward_specials = backward_specials_.data;
     args.own_scales = own_scales_.data, args.rows = reinterpret_cast<float*>(rows_.data);
     args.shared_rows = shared_rows, args.M = profile_->M, args.Q = fwd_q_;
-    args.match = fwd_match_.data, args.transitions = fwd_transitions_.data, args.next = work_counter();
+    args.odds = cell_odds(), args.next = work_counter();
     split_longest(args, blocks, length);
     launch_backward_warps(args, blocks, kBackwardWarpsPerBlock, stream_);
   }
@@ -771,8 +782,7 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<int> xj_;
   DeviceBuffer<std::int16_t> vit_match_;
   DeviceBuffer<CellTransitions<std::int16_t>> vit_transitions_;
-  DeviceBuffer<float> fwd_match_;
-  DeviceBuffer<CellTransitions<float>> fwd_transitions_;
+  DeviceBuffer<float> cell_match_, cell_transitions_;  // the Forward odds: cell_odds()
   DeviceBuffer<float> forward_specials_, backward_specials_;
   DeviceBuffer<float> kept_forward_;           // the Forward filter's rows' specials
   std::vector<std::int64_t> kept_forward_at_;  // per loaded target: where, or -1

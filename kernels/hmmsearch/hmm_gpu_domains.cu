@@ -171,11 +171,10 @@ constexpr int kCellsAhead = 4;  // a lane's cells whose operands are loaded befo
 
 // Row i < L from row i + 1, cell by cell: I, D's first term, M's terms
 // through I and M, and each cell's B->M term (`code` is residue i + 1's).
+// Cell c + 1 is node k + 1 (hmm_gpu_domains.h's cell order).
 __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, const Team& team) {
-  const int Q = a.Q, nxt = cur ^ 1, cells = kLanes * Q;
-  const float* emission = a.match + static_cast<std::size_t>(code) * Q * kLanes;
-  int z = 0, q = 0;
-  step_cell(Q, team.rank, z, q);
+  const int nxt = cur ^ 1, cells = a.odds.cells;
+  const float* emission = a.odds.emissions(code);
   for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * team.size) {
     float t_ii[kCellsAhead], t_mi[kCellsAhead], t_bm[kCellsAhead], e_here[kCellsAhead], m_here[kCellsAhead],
         i_next[kCellsAhead], m_next[kCellsAhead], e_next[kCellsAhead], t_mm[kCellsAhead], t_im[kCellsAhead],
@@ -184,22 +183,20 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
     for (int g = 0; g < kCellsAhead; ++g) {
       const int c = c0 + g * team.size;
       if (c < cells) {
-        const CellTransitions<float> t = load_transitions(a.transitions + q * kLanes + z);
-        t_ii[g] = t.ii, t_mi[g] = t.mi, t_bm[g] = t.bm;
-        e_here[g] = emission[q * kLanes + z];
+        t_ii[g] = a.odds.transition(kCellII, c), t_mi[g] = a.odds.transition(kCellMI, c);
+        t_bm[g] = a.odds.transition(kCellBM, c);
+        e_here[g] = emission[c];
         m_here[g] = r.m(nxt)[c], i_next[g] = r.i(nxt)[c];
         // node k+1 (cell c + 1): M(i+1), its emission and the transitions
         // into it; 0 past the last node
-        const int nz = q + 1 < Q ? z : z + 1, nq = q + 1 < Q ? q + 1 : 0;
-        if (nz < kLanes) {
-          const CellTransitions<float> tn = load_transitions(a.transitions + nq * kLanes + nz);
-          m_next[g] = r.m(nxt)[c + 1], e_next[g] = emission[nq * kLanes + nz];
-          t_mm[g] = tn.mm, t_im[g] = tn.im, t_dm[g] = tn.dm;
+        if (c + 1 < cells) {
+          m_next[g] = r.m(nxt)[c + 1], e_next[g] = emission[c + 1];
+          t_mm[g] = a.odds.transition(kCellMM, c + 1), t_im[g] = a.odds.transition(kCellIM, c + 1);
+          t_dm[g] = a.odds.transition(kCellDM, c + 1);
         } else {
           m_next[g] = e_next[g] = t_mm[g] = t_im[g] = t_dm[g] = 0.0f;
         }
       }
-      step_cell(Q, team.size, z, q);
     }
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
@@ -218,19 +215,16 @@ __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, i
 // Per cell: M gains E (rows below L) and M_k -> D_k+1.
 __device__ void add_md_paths(const BackwardWarpBatch& a, float* cm, const float* cd, const Team& team, bool with_e,
                              float xE) {
-  const int Q = a.Q, cells = kLanes * Q;
-  int z = 0, q = 0;
-  step_cell(Q, team.rank, z, q);
+  const int cells = a.odds.cells;
   for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * team.size) {
     float m[kCellsAhead], d_next[kCellsAhead], t_md[kCellsAhead];
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
       const int c = c0 + g * team.size;
       if (c < cells) {
-        m[g] = cm[c], t_md[g] = a.transitions[q * kLanes + z].md;
-        d_next[g] = q + 1 < Q || z + 1 < kLanes ? cd[c + 1] : 0.0f;  // 0 past the last node
+        m[g] = cm[c], t_md[g] = a.odds.transition(kCellMD, c);
+        d_next[g] = c + 1 < cells ? cd[c + 1] : 0.0f;  // 0 past the last node
       }
-      step_cell(Q, team.size, z, q);
     }
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
@@ -338,11 +332,10 @@ __device__ __forceinline__ void backward_target(const BackwardWarpBatch& a, cons
   }
 
   // Row 0: only N and B, from row 1's M cells in segment order.
-  const float* emission = a.match + static_cast<std::size_t>(codes[0]) * Q * kLanes;
+  const float* emission = a.odds.emissions(codes[0]);
   float b_sum = 0.0f;
   if (leader)
-    for (int q = 0; q < Q; ++q)
-      b_sum = b_sum + (r.m(1)[z * Q + q] * emission[q * kLanes + z]) * a.transitions[q * kLanes + z].bm;
+    for (int c = z * Q; c < (z + 1) * Q; ++c) b_sum = b_sum + (r.m(1)[c] * emission[c]) * a.odds.transition(kCellBM, c);
   if (leader) b_sum = leaders_sum(b_sum);
   xB = team.from_first(b_sum);
   xN = (xB * sx.n_move) + (xN * sx.n_loop);
@@ -354,7 +347,7 @@ __device__ __forceinline__ void backward_target(const BackwardWarpBatch& a, cons
 }
 
 __device__ void load_dd(const BackwardWarpBatch& a, const WarpRows& r, int rank, int size) {
-  for (int c = rank; c < kLanes * a.Q; c += size) r.dd[c] = a.transitions[(c % a.Q) * kLanes + c / a.Q].dd;
+  for (int c = rank; c < a.odds.cells; c += size) r.dd[c] = a.odds.transition(kCellDD, c);
 }
 
 // The first `long_blocks` blocks take the batch's longest entries

@@ -12,6 +12,23 @@
 
 namespace helix::hmmsearch {
 
+// A profile's Forward odds in cell order, for the cell phases of the
+// Forward and Backward row kernels: cell c = z * Q + q of HMMER's striping
+// is node c + 1 (odds 0 past M), and each transition's or residue's odds of
+// all cells lie together. A phase's lanes take consecutive cells, so each of
+// their loads is a line or two; in the striped [q][z] layout of 32-byte
+// cells every lane's load was a line of its own.
+enum CellTransition : int { kCellBM, kCellMM, kCellIM, kCellDM, kCellMD, kCellMI, kCellII, kCellDD, kCellTransitions };
+struct CellOdds {
+  const float* match = nullptr;        // [code * cells + c]
+  const float* transitions = nullptr;  // [CellTransition * cells + c], CellTransitions' order
+  int cells = 0;                       // 4Q
+#ifdef __CUDACC__
+  __device__ float transition(int kind, int c) const { return __ldg(transitions + kind * cells + c); }
+  __device__ const float* emissions(int code) const { return match + static_cast<std::size_t>(code) * cells; }
+#endif
+};
+
 struct BackwardWarpBatch {
   const std::uint8_t* codes = nullptr;     // the chunk's residues
   const std::uint64_t* offsets = nullptr;  // target t is codes[offsets[t] .. offsets[t + 1])
@@ -26,8 +43,7 @@ struct BackwardWarpBatch {
   float* rows = nullptr;                   // per warp backward_warp_bytes(Q), when not in shared memory
   bool shared_rows = true;
   int M = 0, Q = 0;
-  const float* match = nullptr;                        // [code][q][z], 0 past M
-  const CellTransitions<float>* transitions = nullptr; // [q][z], 0 past M
+  CellOdds odds;
   unsigned* next = nullptr;                // work counter, zeroed
   // The longest entries, [0, long_count) (a batch runs longest first), get a
   // block each from the first long_blocks blocks (`next_long`: their

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hmm_filters.h"
+#include "hmm_gpu_domains.h"
 #include "hmm_gpu_sampling.h"
 #include "hmm_profile.h"
 
@@ -90,11 +91,11 @@ void launch_viterbi_warps(int blocks, int block_threads, std::size_t shared_byte
 
 // ---------------------------------------------------------------- Forward (hmm_gpu_forward.cu)
 
-// A profile's Forward odds in HMMER's striping (hmm_gpu_forward.cu).
+// A profile's Forward odds for HMMER's striping of Q segments
+// (hmm_gpu_forward.cu), in cell order (CellOdds, hmm_gpu_domains.h).
 struct ForwardStriped {
   int M, Q;
-  const float* match;                          // [code][q][z]
-  const CellTransitions<float>* transitions;   // [q][z]
+  CellOdds odds;
   float e_loop, e_move;
 };
 constexpr int kForwardLanes = 4;                          // HMMER's SSE elements

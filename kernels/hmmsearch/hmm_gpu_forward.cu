@@ -72,8 +72,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
   const RegionJob* regions = e.regions;
   const int lane = threadIdx.x % kWarp, helpers = team.size / kForwardLanes;
   const int z = team.rank / helpers, helper = team.rank % helpers;
-  const int Q = f.Q, span = (Q + helpers - 1) / helpers;
-  const int q_begin = min(Q, helper * span), q_end = min(Q, q_begin + span);
+  const int Q = f.Q;
   float* dd_by_stripe = rows + 6 * kForwardLanes * Q;  // [z][q]
   float* dcv_out = dd_by_stripe + kForwardLanes * Q;
   // Two row buffers, each M, D, I of 4Q; buffer s at rows + s * row_floats
@@ -105,19 +104,24 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
       float* cm = rows + (i & 1) * row_floats;
       float* cd = cm + kForwardLanes * Q;
       float* ci = cd + kForwardLanes * Q;
-      // Cell by cell, in parallel along each stripe; a few cells' operands
-      // are loaded before any is computed, so their latencies overlap.
-      const float* emission = f.match + static_cast<std::size_t>(x) * Q * kForwardLanes + z;
-      for (int q0 = q_begin; q0 < q_end; q0 += kCellsAhead) {
+      // Cell by cell, in parallel along each stripe, the stripe's lanes on
+      // consecutive cells (their odds' loads coalesce: CellOdds); a few
+      // cells' operands are loaded before any is computed, so their
+      // latencies overlap.
+      const float* emission = f.odds.emissions(x);
+      for (int q0 = helper; q0 < Q; q0 += kCellsAhead * helpers) {
         CellTransitions<float> t[kCellsAhead];
         float e[kCellsAhead], mpv[kCellsAhead], dpv[kCellsAhead], ipv[kCellsAhead], m_same[kCellsAhead],
             i_same[kCellsAhead];
 #pragma unroll
         for (int a = 0; a < kCellsAhead; ++a) {
-          const int q = q0 + a, c = z * Q + q;
-          if (q >= q_end) break;
-          t[a] = load_transitions(f.transitions + q * kForwardLanes + z);
-          e[a] = emission[q * kForwardLanes];
+          const int q = q0 + a * helpers, c = z * Q + q;
+          if (q >= Q) break;
+          t[a].bm = f.odds.transition(kCellBM, c), t[a].mm = f.odds.transition(kCellMM, c);
+          t[a].im = f.odds.transition(kCellIM, c), t[a].dm = f.odds.transition(kCellDM, c);
+          t[a].md = f.odds.transition(kCellMD, c), t[a].mi = f.odds.transition(kCellMI, c);
+          t[a].ii = f.odds.transition(kCellII, c);
+          e[a] = emission[c];
           // The cell before in HMMER's striping: (z, q-1), or (z-1, Q-1) when q == 0.
           mpv[a] = c > 0 ? pm[c - 1] : 0.0f;
           dpv[a] = c > 0 ? pd[c - 1] : 0.0f;
@@ -126,8 +130,8 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
         }
 #pragma unroll
         for (int a = 0; a < kCellsAhead; ++a) {
-          const int q = q0 + a, c = z * Q + q;
-          if (q >= q_end) break;
+          const int q = q0 + a * helpers, c = z * Q + q;
+          if (q >= Q) break;
           float sv = xB * t[a].bm;
           sv = sv + mpv[a] * t[a].mm;
           sv = sv + ipv[a] * t[a].im;
@@ -239,8 +243,7 @@ __global__ void forward_warp_kernel(ForwardEntries e, std::uint32_t count, float
   const std::size_t stride = forward_warp_floats(Q);
   auto load_dd = [&](float* rows, int rank, int size) {
     float* dd_by_stripe = rows + 6 * kForwardLanes * Q;
-    for (int c = rank; c < kForwardLanes * Q; c += size)
-      dd_by_stripe[c] = e.f.transitions[(c % Q) * kForwardLanes + c / Q].dd;
+    for (int c = rank; c < kForwardLanes * Q; c += size) dd_by_stripe[c] = e.f.odds.transition(kCellDD, c);
   };
   if (blockIdx.x < long_blocks) {
     const std::size_t first_warp = static_cast<std::size_t>(blockIdx.x) * (blockDim.x / kWarp);

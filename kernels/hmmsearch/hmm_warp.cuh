@@ -1,10 +1,10 @@
 // hmm_warp.cuh: what the kind's warp-per-target kernels share (MSV, Viterbi
 // and Forward in hmm_gpu_msv.cu, hmm_gpu_viterbi.cu and hmm_gpu_forward.cu,
-// Backward in hmm_gpu_domains.cu): the warp's
-// constants, a cell's transitions in two loads, taking the next target of a batch,
-// finding the warp's scratch rows, the Team (a warp, or a block for the
-// longest entries of Forward and Backward) with its block's next entry, and
-// the stripe leaders of the Forward and Backward rows' serial chains.
+// Backward in hmm_gpu_domains.cu): the warp's constants, taking the next
+// target of a batch, finding the warp's scratch rows, the Team (a warp, or a
+// block for the longest entries of Forward and Backward) with its block's
+// next entry, and the stripe leaders of the Forward and Backward rows'
+// serial chains.
 // Maxima over a warp are the device layer's warp_max (core/warp_reduce.cuh,
 // included here): one __reduce_max_sync for ints on sm_80+, a butterfly on
 // sm_75. Include from the kind's .cu files only.
@@ -18,16 +18,6 @@ namespace helix::hmmsearch {
 
 constexpr int kWarp = kWarpThreads;
 constexpr unsigned kFullMask = kFullWarpMask;
-
-// A cell's eight transition odds in two 16-byte loads through the read-only
-// cache: the struct is 32 bytes and the engine's buffers are cudaMalloc'd,
-// so each is 32-byte aligned. Eight 4-byte loads with the lanes 32 bytes
-// apart made 86 % of the Forward kernel's L1 sectors excess (ncu).
-__device__ __forceinline__ CellTransitions<float> load_transitions(const CellTransitions<float>* cell) {
-  const float4* halves = reinterpret_cast<const float4*>(cell);
-  const float4 a = __ldg(halves), b = __ldg(halves + 1);
-  return CellTransitions<float>{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-}
 
 // The next slot of a batch for the whole warp: lane 0 takes it from the
 // batch's counter, every lane gets it. Warps take targets as they finish
