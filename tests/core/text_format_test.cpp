@@ -87,4 +87,40 @@ TEST(NumberHelpers, AreTheBytesOfPrintfsG17AndD) {
   EXPECT_EQ(text, "18446744073709551615");
 }
 
+// hmmsearch's report columns: "%*.*f", "%*.*g" and "%*d" as glibc prints them.
+TEST(NumberHelpers, AreTheBytesOfPrintfsFixedGeneralAndWidths) {
+  std::vector<double> values{0.0, -0.0, 0.05, 0.15, 0.25, -0.05, 1.0, 9.95, 99.95, 999.95, -12.35, 1e-300, 2.5e-310,
+                             1.7976931348623157e308, 3.4e38, 1e100, std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(), std::nan(""), -std::nan("")};
+  std::mt19937_64 random(20261129);
+  for (int k = 0; k < 20000; ++k) {
+    std::uint64_t bits = random();
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    values.push_back(value);
+    values.push_back(std::uniform_real_distribution<double>(-5e3, 5e3)(random));
+    values.push_back(std::exp(std::uniform_real_distribution<double>(-745.0, 5.0)(random)));  // E-values
+    values.push_back(static_cast<float>(std::uniform_real_distribution<double>(-50.0, 3000.0)(random)));  // scores
+  }
+  for (const double value : values) {
+    for (const auto& [precision, width] : {std::pair{1, 6}, {1, 5}, {2, 4}, {2, 0}, {0, 3}}) {
+      std::string text = "x";
+      helix::append_fixed(text, value, precision, width);
+      ASSERT_EQ(text, "x" + helix::printf_text("%*.*f", width, precision, value)) << value;
+    }
+    for (const auto& [precision, width] : {std::pair{2, 9}, {2, 0}, {1, 4}, {0, 6}}) {
+      std::string text = "x";
+      helix::append_general(text, value, precision, width);
+      ASSERT_EQ(text, "x" + helix::printf_text("%*.*g", width, precision, value)) << value;
+    }
+  }
+  for (const long value : {0L, 7L, -1L, 123456L, -99999L}) {
+    for (const int width : {0, 3, 5, 7}) {
+      std::string text;
+      helix::append_integer(text, value, width);
+      EXPECT_EQ(text, helix::printf_text("%*ld", width, value));
+    }
+  }
+}
+
 }  // namespace
