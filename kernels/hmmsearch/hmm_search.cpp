@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "core/shared_work.h"
@@ -129,8 +130,11 @@ ProfileSearch search_and_define(const SearchProfile& profile, const std::vector<
   // Each leg is part of the chunk: its E-values are the chunk's (or the database's).
   PipelineOptions leg_options = options;
   if (leg_options.database_sequences <= 0) leg_options.database_sequences = static_cast<double>(legs.count);
-  if (legs.longest.empty() || !long_engine)
+  if (legs.longest.empty())
     return search_leg(profile, targets, legs.first, legs.rest_targets, legs.rest, engine, leg_options, host_threads);
+  // A split chunk's long targets are in no other leg: without their engine
+  // they would be left out of the search, not searched by `engine`.
+  if (!long_engine) throw std::invalid_argument("search_and_define: a chunk split in two legs needs a long engine");
   ProfileSearch longest;
   std::exception_ptr long_failure;
   std::thread long_leg([&] {

@@ -55,6 +55,7 @@ ChunkLegs split_chunk(const std::vector<TargetSequence>& targets, std::size_t fi
 // of following it). Targets are the chunk's indices, passed in target
 // order, Z the chunk's size unless options set it: the same result, bit for
 // bit, as one engine holding the whole chunk. Loads the profile into both.
+// Throws std::invalid_argument for a long leg without a long engine.
 struct ProfileSearch {
   ChunkSearch search;
   std::vector<DomainDefinition> definitions;  // of search.passed, in its order

@@ -448,6 +448,13 @@ TEST_F(HmmJob, LongTargetsOnLongEnginesGiveTheSameBytes) {
   auto reference = make_cpu_engine();
   const auto one_engine = outputs(run_hmm_job(params(4), *reference, runtime, false));
   EXPECT_NE(one_engine[0].find("all_globins"), std::string::npos);  // the long hit is reported
+  // A split chunk's long targets are in no other leg: searching it without
+  // a long engine is refused, not done without them.
+  const ChunkLegs legs = split_chunk(targets_, 0, targets_.size(), true);
+  ASSERT_EQ(legs.longest.size(), 2u);
+  const SearchProfile profile = configure_profile(parse_hmm_file(profiles_text_, "profiles").front());
+  EXPECT_THROW(search_and_define(profile, targets_, legs, *reference, nullptr, PipelineOptions{}),
+               std::invalid_argument);
   // Rounds of 20 targets: the long ones share the last round with three others.
   FaultyEngine first(Fault::kNone, 20), second(Fault::kNone, 20), long_first(Fault::kNone), long_second(Fault::kNone);
   fs::remove(dir_ / "checkpoint.state");
