@@ -150,7 +150,7 @@ class GpuEngine : public HmmEngine {
   }
 
   std::vector<float> bias_filter_scores(const std::vector<std::uint32_t>& which) override {
-    return batch_scores<float>(which, kWarp, 0, bias_filter_block_threads(), 0,
+    return batch_scores<float>(which, 0, bias_filter_block_threads(), 0,
                                [&](const BatchTarget* batch, std::uint32_t count, int blocks, void*, float* out,
                                    unsigned* next) {
                                  launch_bias_filter(blocks, codes_.data, offsets_.data, batch, count,
@@ -166,7 +166,7 @@ class GpuEngine : public HmmEngine {
     const bool shared_rows = block_bytes <= kMaxSharedRows;
     if (shared_rows) allow_viterbi_shared_rows();
     std::vector<int> xc = batch_scores<int>(
-        which, kWarp, shared_rows ? 0 : warp_bytes, kBatchBlock, 0,
+        which, shared_rows ? 0 : warp_bytes, kBatchBlock, 0,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
           launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, codes_.data, offsets_.data, batch,
                                count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next, stream_);
@@ -200,7 +200,7 @@ class GpuEngine : public HmmEngine {
     kept_forward_offsets_.upload_reusing(special_offsets.data(), special_offsets.size(), "uploading Forward row offsets");
     const unsigned longest = long_entries(which.size(), [&](std::size_t t) { return target_length(which[t]); });
     return batch_scores<float>(
-        which, kWarp, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp, longest,
+        which, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp, longest,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
           const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
                                        kept_forward_.data, kept_forward_offsets_.data, nullptr, nullptr};
@@ -660,17 +660,16 @@ class GpuEngine : public HmmEngine {
     return blocks;
   }
 
-
   static constexpr std::size_t kMaxSharedRows = 200 * 1024;  // Forward rows per block in shared memory
   static constexpr std::size_t kScratchBudget = std::size_t(1) << 30;  // bytes of DP rows in global memory
 
-  // Runs a batch kernel (`lanes_per_target` lanes per target, rows of
-  // `warp_row_bytes` per warp) over `which`, longest first; results in
+  // Runs a warp-per-target batch kernel (rows of `warp_row_bytes` per warp,
+  // blocks of `block_threads`) over `which`, longest first; results in
   // `which`'s order. The `long_count` longest want a block each (see
   // warp_blocks).
   template <typename Result, typename Launch>
-  std::vector<Result> batch_scores(const std::vector<std::uint32_t>& which, int lanes_per_target,
-                                   std::size_t warp_row_bytes, int block_threads, unsigned long_count, Launch launch) {
+  std::vector<Result> batch_scores(const std::vector<std::uint32_t>& which, std::size_t warp_row_bytes,
+                                   int block_threads, unsigned long_count, Launch launch) {
     const std::uint32_t count = static_cast<std::uint32_t>(which.size());
     std::vector<Result> results(count);
     if (count == 0) return results;
@@ -688,16 +687,7 @@ class GpuEngine : public HmmEngine {
     check_cuda(cudaMemcpyAsync(batch_.data, batch_host_.data, count * sizeof(BatchTarget), cudaMemcpyHostToDevice,
                                stream_),
                "uploading a filter batch");
-    const std::size_t targets_per_warp = kWarp / lanes_per_target;
-    const std::size_t warps_wanted = (count - long_count + targets_per_warp - 1) / targets_per_warp +
-                                     static_cast<std::size_t>(long_count) * (block_threads / kWarp);
-    const std::size_t warps_allowed =
-        warp_row_bytes ? std::max<std::size_t>(1, kScratchBudget / warp_row_bytes) : warps_wanted;
-    const std::size_t warps_per_block = block_threads / kWarp;
-    const std::size_t resident = static_cast<std::size_t>(sms_) * 64;  // what the GPU keeps in flight
-    const std::size_t warps = std::min({warps_wanted, warps_allowed, resident});
-    const int blocks = static_cast<int>((warps + warps_per_block - 1) / warps_per_block);
-    reserve(rows_, static_cast<std::size_t>(blocks) * warps_per_block * warp_row_bytes, "filter DP rows");
+    const int blocks = warp_blocks(count, block_threads / kWarp, warp_row_bytes, long_count);
     reserve(results_, count * sizeof(Result), "filter results");
     Result* out = reinterpret_cast<Result*>(results_.data);
     launch(batch_.data, count, blocks, rows_.data, out, work_counter());
@@ -729,8 +719,6 @@ class GpuEngine : public HmmEngine {
     check_cuda(cudaMemsetAsync(counter_.data, 0, 2 * sizeof(unsigned), stream_), "zeroing the work counter");
     return counter_.data;
   }
-  // How many of a batch's entries (lengths longest first) get a block of
-  // warps in the Backward kernel, and from how many blocks.
   // How many entries are long enough for a block of warps (the Forward and
   // Backward kernels); batches run longest first, so they come first.
   template <typename Length>
@@ -740,6 +728,8 @@ class GpuEngine : public HmmEngine {
       if (length(b) >= kLongEntryResidues) ++longest;
     return longest;
   }
+  // How many of a batch's entries (lengths longest first) get a block of
+  // warps in the Backward kernel, and from how many blocks.
   template <typename Length>
   static void split_longest(BackwardWarpBatch& batch, int blocks, Length length) {
     const unsigned longest = long_entries(batch.count, length);
