@@ -122,6 +122,7 @@ __device__ void stripe_dd_passes(float* stripe_d, const float* stripe_dd, int z,
   float dcv = 0.0f;
   float lowest = __int_as_float(0x7f800000);  // +infinity, then the stripe's least D cell
   int top = Q - 1;
+#pragma unroll 2
   for (; top >= kAhead - 1; top -= kAhead)
     first_dd_group<false>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
   if (top >= 0) first_dd_group<true>(top, stripe_d, stripe_dd, with_e, xE, dpv, dcv, lowest);
@@ -163,6 +164,7 @@ __device__ __forceinline__ void b_sum_group(int top, const float* stripe_terms, 
 __device__ float stripe_b_sum(const float* stripe_terms, int Q) {
   float sum = 0.0f;
   int top = Q - 1;
+#pragma unroll 2
   for (; top >= kAhead - 1; top -= kAhead) b_sum_group<false>(top, stripe_terms, sum);
   if (top >= 0) b_sum_group<true>(top, stripe_terms, sum);
   return sum;
@@ -183,37 +185,37 @@ constexpr int kCellsAhead = 4;  // a lane's cells whose operands are loaded befo
 __device__ void cells_from_next(const BackwardWarpBatch& a, const WarpRows& r, int cur, int code, const Team& team) {
   const int nxt = cur ^ 1, cells = a.odds.cells;
   const float* emission = a.odds.emissions(code);
+  const float* m_next_row = r.m(nxt);
+  const float* i_next_row = r.i(nxt);
   for (int c0 = team.rank; c0 < cells; c0 += kCellsAhead * team.size) {
     float t_ii[kCellsAhead], t_mi[kCellsAhead], t_bm[kCellsAhead], e_here[kCellsAhead], m_here[kCellsAhead],
         i_next[kCellsAhead], m_next[kCellsAhead], e_next[kCellsAhead], t_mm[kCellsAhead], t_im[kCellsAhead],
         t_dm[kCellsAhead];
+    // Every lane loads a valid cell (past the row: the last one) and keeps
+    // nothing of it: loads without branches, so that all of them are in
+    // flight before the first is used.
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
-      const int c = c0 + g * team.size;
-      if (c < cells) {
-        t_ii[g] = a.odds.transition(kCellII, c), t_mi[g] = a.odds.transition(kCellMI, c);
-        t_bm[g] = a.odds.transition(kCellBM, c);
-        e_here[g] = emission[c];
-        m_here[g] = r.m(nxt)[c], i_next[g] = r.i(nxt)[c];
-        // node k+1 (cell c + 1): M(i+1), its emission and the transitions
-        // into it; 0 past the last node
-        if (c + 1 < cells) {
-          m_next[g] = r.m(nxt)[c + 1], e_next[g] = emission[c + 1];
-          t_mm[g] = a.odds.transition(kCellMM, c + 1), t_im[g] = a.odds.transition(kCellIM, c + 1);
-          t_dm[g] = a.odds.transition(kCellDM, c + 1);
-        } else {
-          m_next[g] = e_next[g] = t_mm[g] = t_im[g] = t_dm[g] = 0.0f;
-        }
-      }
+      const int c = min(c0 + g * team.size, cells - 1);
+      const int after = min(c + 1, cells - 1);  // node k+1 (cell c + 1): 0 past the last node, below
+      t_ii[g] = a.odds.transition(kCellII, c), t_mi[g] = a.odds.transition(kCellMI, c);
+      t_bm[g] = a.odds.transition(kCellBM, c);
+      e_here[g] = emission[c];
+      m_here[g] = m_next_row[c], i_next[g] = i_next_row[c];
+      m_next[g] = m_next_row[after], e_next[g] = emission[after];
+      t_mm[g] = a.odds.transition(kCellMM, after), t_im[g] = a.odds.transition(kCellIM, after);
+      t_dm[g] = a.odds.transition(kCellDM, after);
     }
 #pragma unroll
     for (int g = 0; g < kCellsAhead; ++g) {
       const int c = c0 + g * team.size;
+      const bool last = c + 1 >= cells;
+      const float m_e = last ? 0.0f : m_next[g] * e_next[g];
+      const float tim = last ? 0.0f : t_im[g], tdm = last ? 0.0f : t_dm[g], tmm = last ? 0.0f : t_mm[g];
       if (c < cells) {
-        const float m_e = m_next[g] * e_next[g];
-        r.i(cur)[c] = i_next[g] * t_ii[g] + m_e * t_im[g];
-        r.d(cur)[c] = m_e * t_dm[g];
-        r.m(cur)[c] = i_next[g] * t_mi[g] + m_e * t_mm[g];
+        r.i(cur)[c] = i_next[g] * t_ii[g] + m_e * tim;
+        r.d(cur)[c] = m_e * tdm;
+        r.m(cur)[c] = i_next[g] * t_mi[g] + m_e * tmm;
         r.b_terms[c] = (m_here[g] * e_here[g]) * t_bm[g];
       }
     }
@@ -306,11 +308,30 @@ __device__ __forceinline__ void backward_target(const BackwardWarpBatch& a, cons
   bool own_scales = false;
   team.sync();
 
+  // Each row's residue and Forward scale factor come from global memory.
+  // Lane j of every warp holds those of row top - j for a block of 32 rows,
+  // and the next block's are loaded one block early: no row's work waits
+  // for a global load (one a row, read at its start, cost every row a
+  // round trip to L2 on a lone long target).
+  const int lane = threadIdx.x % kWarp;
+  auto fetch_rows = [&](int top, int& code, float& row_scale) {
+    const int row = top - lane;
+    code = row >= 1 ? codes[row] : 0;
+    row_scale = row >= 1 ? fwd[row * kSpecialCells + kXScale] : 1.0f;
+  };
+  int block_codes = 0, next_codes = 0;
+  float block_scales = 1.0f, next_scales = 1.0f;
+  fetch_rows(L - 1, next_codes, next_scales);
   for (int i = L - 1; i >= 1; --i) {
     cur = i & 1;
-    // Read before the row's work: nothing of the row waits for global memory later.
-    const float forward_scale = fwd[i * kSpecialCells + kXScale];
-    cells_from_next(a, r, cur, codes[i], team);
+    const int in_block = (L - 1 - i) % kWarp;
+    if (in_block == 0) {
+      block_codes = next_codes, block_scales = next_scales;
+      fetch_rows(i - kWarp, next_codes, next_scales);
+    }
+    const int code = __shfl_sync(kFullMask, block_codes, in_block);
+    const float forward_scale = __shfl_sync(kFullMask, block_scales, in_block);
+    cells_from_next(a, r, cur, code, team);
     team.sync();
     float b_sum = 0.0f;
     if (leader) b_sum = leaders_sum(stripe_b_sum(r.b_terms + z * Q, Q));
