@@ -48,13 +48,20 @@ __device__ __forceinline__ void first_pass_group(int q0, int Q, const float* m_s
     }
 }
 
+// A later pass's group: its D cells and D->D odds, cells q0, q0 + 1, ...
+template <bool kGuard>
+__device__ __forceinline__ void load_later_group(int q0, int Q, const float* stripe_d, const float* stripe_dd,
+                                                 float (&d)[kAhead], float (&dd)[kAhead]) {
+#pragma unroll
+  for (int a = 0; a < kAhead; ++a)
+    if (!kGuard || q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+}
+
 template <bool kGuard>
 __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d, const float* stripe_dd, float& dcv,
                                                  float& sum, bool& changed) {
   float d[kAhead], dd[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
+  load_later_group<kGuard>(q0, Q, stripe_d, stripe_dd, d, dd);
 #pragma unroll
   for (int a = 0; a < kAhead; ++a)
     if (!kGuard || q0 + a < Q) {
@@ -67,21 +74,18 @@ __device__ __forceinline__ void later_pass_group(int q0, int Q, float* stripe_d,
 }
 
 // The rest of a later pass once its `dcv` rounds away on the stripe's least
-// D cell (see forward_entry): no cell changes, so only E's running sum over
-// the D cells and the product handed to the next stripe go on.
-template <bool kGuard>
-__device__ __forceinline__ void later_pass_tail_group(int q0, int Q, const float* stripe_d, const float* stripe_dd,
+// D cell (see forward_entry), a whole group: no cell changes, so only E's
+// running sum over the D cells and the product handed to the next stripe
+// go on.
+__device__ __forceinline__ void later_pass_tail_group(int q0, const float* stripe_d, const float* stripe_dd,
                                                       float& dcv, float& sum) {
   float d[kAhead], dd[kAhead];
+  load_later_group<false>(q0, 0, stripe_d, stripe_dd, d, dd);
 #pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) d[a] = stripe_d[q0 + a], dd[a] = stripe_dd[q0 + a];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a)
-    if (!kGuard || q0 + a < Q) {
-      sum = d[a] + sum;
-      dcv = dcv * dd[a];
-    }
+  for (int a = 0; a < kAhead; ++a) {
+    sum = d[a] + sum;
+    dcv = dcv * dd[a];
+  }
 }
 
 __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned b, float* rows, const Team& team) {
@@ -213,7 +217,7 @@ __device__ __forceinline__ void forward_entry(const ForwardEntries& e, unsigned 
           // tail is about 40 of a pass's 65 steps; against SMC_N 150 of 286.
           for (; q0 + kAhead <= Q && __any_sync(kStripeLeaders, !rounds_away(dcv, lowest)); q0 += kAhead)
             later_pass_group<false>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
-          for (; q0 + kAhead <= Q; q0 += kAhead) later_pass_tail_group<false>(q0, Q, stripe_d, stripe_dd, dcv, xEv);
+          for (; q0 + kAhead <= Q; q0 += kAhead) later_pass_tail_group(q0, stripe_d, stripe_dd, dcv, xEv);
           if (q0 < Q) later_pass_group<true>(q0, Q, stripe_d, stripe_dd, dcv, xEv, changed);
           if (f.M >= 100 && __ballot_sync(kStripeLeaders, changed) == 0) break;
         }
