@@ -64,6 +64,18 @@ std::vector<DomainDefinition> define_passed_domains(const SearchProfile& profile
 ChunkLegs split_chunk(const std::vector<TargetSequence>& targets, std::size_t first, std::size_t count, bool split) {
   ChunkLegs legs;
   legs.first = first, legs.count = count;
+  // Each leg's arrays sized once: grown by doubling, they were copied and
+  // their fresh pages touched several times over (a round is ~100 MB).
+  std::size_t long_count = 0, long_residues = 0, all_residues = 0;
+  for (std::size_t t = 0; t < count; ++t) {
+    const std::size_t length = targets[first + t].codes.size();
+    all_residues += length;
+    if (split && length >= kLongLegResidues) ++long_count, long_residues += length;
+  }
+  legs.longest.reserve(long_count), legs.rest.reserve(count - long_count);
+  legs.long_targets.residues.reserve(long_residues), legs.long_targets.offsets.reserve(long_count + 1);
+  legs.rest_targets.residues.reserve(all_residues - long_residues);
+  legs.rest_targets.offsets.reserve(count - long_count + 1);
   for (std::size_t t = 0; t < count; ++t) {
     const std::vector<std::uint8_t>& codes = targets[first + t].codes;
     const bool long_one = split && codes.size() >= kLongLegResidues;
