@@ -597,10 +597,14 @@ class GpuEngine : public HmmEngine {
     forward_host_.reserve(floats, "forward special rows (pinned)");
     backward_host_.reserve(floats, "backward special rows (pinned)");
     own_scales_host_.reserve(count, "backward scale flags (pinned)");
-    for (std::uint32_t b = 0; b < count; ++b)  // into forward_host_ at the batch's own offsets
-      check_cuda(cudaMemcpyAsync(forward_host_.data + offsets[b], forward_specials + forward_at[b],
-                                 special_floats(targets[b]) * sizeof(float), cudaMemcpyDeviceToHost, stream_),
-                 "forward special rows");
+    if (all_kept) {  // the kept rows lie among every scored target's: into one block at the batch's offsets
+      reserve(forward_specials_, floats, "forward special rows");
+      launch_gather_special_rows(offsets_.data, in.targets.data, count, kept_forward_.data, in.forward_at.data,
+                                 forward_specials_.data, in.offsets.data, stream_);
+    }
+    check_cuda(cudaMemcpyAsync(forward_host_.data, forward_specials_.data, floats * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_),
+               "forward special rows");
     check_cuda(cudaMemcpyAsync(backward_host_.data, backward_specials_.data, floats * sizeof(float),
                                cudaMemcpyDeviceToHost, stream_),
                "backward special rows");

@@ -411,7 +411,26 @@ __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   }
 }
 
+// One block per entry: its rows are one contiguous span on either side.
+__global__ void gather_special_rows_kernel(const std::uint64_t* offsets, const std::uint32_t* targets,
+                                           const float* from, const std::uint64_t* from_at, float* to,
+                                           const std::uint64_t* to_at) {
+  const std::uint32_t b = blockIdx.x, t = targets[b];
+  const std::uint64_t floats = (offsets[t + 1] - offsets[t] + 1) * kSpecialCells;
+  const float* source = from + from_at[b];
+  float* target = to + to_at[b];
+  for (std::uint64_t k = threadIdx.x; k < floats; k += blockDim.x) target[k] = source[k];
+}
+
 }  // namespace
+
+void launch_gather_special_rows(const std::uint64_t* offsets, const std::uint32_t* targets, std::uint32_t count,
+                                const float* from, const std::uint64_t* from_at, float* to,
+                                const std::uint64_t* to_at, cudaStream_t stream) {
+  if (count == 0) return;
+  gather_special_rows_kernel<<<count, 256, 0, stream>>>(offsets, targets, from, from_at, to, to_at);
+  check_cuda(cudaGetLastError(), "special rows gather launch");
+}
 
 std::size_t backward_warp_bytes(int Q) { return sizeof(float) * backward_warp_floats(Q); }
 

@@ -66,4 +66,13 @@ constexpr int kLongEntryResidues = 2000;
 // warps, queued on `stream`.
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream);
 
+// Entry b's special rows ((L + 1) * kSpecialCells floats, L the length of
+// chunk target targets[b] by `offsets`) copied from from + from_at[b] to
+// to + to_at[b], b < count, queued on `stream`: the Forward filter's kept
+// rows of a batch's targets, scattered among every scored target's, made one
+// block that a single copy brings back to the host.
+void launch_gather_special_rows(const std::uint64_t* offsets, const std::uint32_t* targets, std::uint32_t count,
+                                const float* from, const std::uint64_t* from_at, float* to,
+                                const std::uint64_t* to_at, cudaStream_t stream);
+
 }  // namespace helix::hmmsearch
