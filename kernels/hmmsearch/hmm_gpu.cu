@@ -14,10 +14,11 @@
 // non-blocking stream, and results come back into pinned buffers by
 // asynchronous copies, read after one synchronize per batch. Every batch
 // and every public call ends with that synchronize, so the next one's
-// uploads (DeviceBuffer::upload or upload_reusing on the legacy stream,
-// landed when they return) never overwrite what a kernel still reads: a
-// batch's inputs reuse the engine's buffers, and a call's temporary device
-// buffers live until it.
+// uploads (upload_reusing on the legacy stream, landed when it returns)
+// never overwrite what a kernel still reads: a batch's inputs, a profile's
+// odds and a round's targets reuse the engine's buffers, grown only when
+// they need more (a cudaFree waits for the whole device: every engine's
+// work), and a call's temporary device buffers live until it.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -84,18 +85,18 @@ class GpuEngine : public HmmEngine {
   void load_targets(const SequenceSet& targets) override {
     targets_ = &targets;
     kept_forward_at_.clear();
-    codes_.upload(targets.residues.data(), targets.residues.size(), "uploading target residues");
-    offsets_.upload(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
+    codes_.upload_reusing(targets.residues.data(), targets.residues.size(), "uploading target residues");
+    offsets_.upload_reusing(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
     std::vector<std::uint32_t> order(targets.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return target_length(a) > target_length(b); });
-    order_.upload(order.data(), order.size(), "uploading the target order");
+    order_.upload_reusing(order.data(), order.size(), "uploading the target order");
     std::vector<std::uint8_t> tjb(targets.size());
     for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = lengths_(std::max(target_length(t), 1)).msv_tjb;
     tjb_host_ = tjb;
-    tjb_.upload(tjb.data(), tjb.size(), "uploading length costs");
-    xj_.allocate(targets.size(), "allocating MSV results");
+    tjb_.upload_reusing(tjb.data(), tjb.size(), "uploading length costs");
+    reserve(xj_, targets.size(), "allocating MSV results");
   }
 
   void load_profile(const SearchProfile& profile) override {
@@ -105,17 +106,17 @@ class GpuEngine : public HmmEngine {
     msv_words_ = warp_msv_ ? msv_words_for(profile.M) : 0;
     if (msv_words_ > 0) {
       const std::vector<std::uint32_t> pairs = msv_score_pairs(profile, msv_words_);
-      msv_pairs_.upload(pairs.data(), pairs.size(), "uploading MSV scores");
+      msv_pairs_.upload_reusing(pairs.data(), pairs.size(), "uploading MSV scores");
     }
-    msv_cost_.upload(profile.msv_cost.data(), profile.msv_cost.size(), "uploading MSV costs");
+    msv_cost_.upload_reusing(profile.msv_cost.data(), profile.msv_cost.size(), "uploading MSV costs");
     const int M = profile.M;
     vit_q_ = (M + kWarp - 1) / kWarp;
     const CellTransitions<std::int16_t> no_words{-32768, -32768, -32768, -32768, -32768, -32768, -32768, -32768};
     const auto vit_match = striped_emissions<std::int16_t>(profile.vit_match, M, vit_q_, kWarp, -32768);
     const auto vit_transitions = striped<CellTransitions<std::int16_t>>(
         M, vit_q_, kWarp, no_words, [&](int k) { return profile.vit_transitions[k - 1]; });
-    vit_match_.upload(vit_match.data(), vit_match.size(), "uploading Viterbi scores");
-    vit_transitions_.upload(vit_transitions.data(), vit_transitions.size(), "uploading Viterbi transitions");
+    vit_match_.upload_reusing(vit_match.data(), vit_match.size(), "uploading Viterbi scores");
+    vit_transitions_.upload_reusing(vit_transitions.data(), vit_transitions.size(), "uploading Viterbi transitions");
     fwd_q_ = forward_segments(M);
     upload_cell_odds(profile);
   }
@@ -281,9 +282,9 @@ class GpuEngine : public HmmEngine {
   void upload_envelope_profile() {
     if (envelope_profile_ready_) return;
     const OddsProfile unihit = odds_profile(*profile_, 1, false);
-    env_transitions_.upload(unihit.striped_transitions.data(), unihit.striped_transitions.size(),
-                            "uploading envelope transitions");
-    env_match_.upload(unihit.striped_match.data(), unihit.striped_match.size(), "uploading envelope odds");
+    env_transitions_.upload_reusing(unihit.striped_transitions.data(), unihit.striped_transitions.size(),
+                                    "uploading envelope transitions");
+    env_match_.upload_reusing(unihit.striped_match.data(), unihit.striped_match.size(), "uploading envelope odds");
     envelope_profile_ready_ = true;
   }
   std::size_t envelope_bytes(const EnvelopeTask& task) const {
@@ -539,8 +540,9 @@ class GpuEngine : public HmmEngine {
       const float by_kind[kCellTransitions] = {t.bm, t.mm, t.im, t.dm, t.md, t.mi, t.ii, t.dd};
       for (int kind = 0; kind < kCellTransitions; ++kind) transitions[kind * cells + c] = by_kind[kind];
     }
-    cell_match_.upload(match.data(), match.size(), "uploading Forward odds in cell order");
-    cell_transitions_.upload(transitions.data(), transitions.size(), "uploading Forward transitions in cell order");
+    cell_match_.upload_reusing(match.data(), match.size(), "uploading Forward odds in cell order");
+    cell_transitions_.upload_reusing(transitions.data(), transitions.size(),
+                                     "uploading Forward transitions in cell order");
   }
   CellOdds cell_odds() const { return {cell_match_.data, cell_transitions_.data, kForwardLanes * fwd_q_}; }
 
