@@ -72,6 +72,14 @@ class HmmEngine {
   // device current there): the job runs several engines on threads of its own.
   virtual void use_on_this_thread() {}
   virtual void load_targets(const SequenceSet& targets) = 0;
+  // Takes the targets that `other` loaded last, without a copy of its own,
+  // when the two can share them (GPU engines of one device: one upload and
+  // one sort a round instead of one per engine); false, having done nothing,
+  // when they cannot. This engine keeps that copy when `other` loads others.
+  virtual bool share_targets(const HmmEngine& other) {
+    (void)other;
+    return false;
+  }
   virtual void load_profile(const SearchProfile& profile) = 0;
   // msv_filter_score of every loaded target (length 0 targets: -infinity).
   virtual std::vector<float> msv_scores() = 0;

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "core/cuda_support.h"
@@ -83,20 +84,31 @@ class GpuEngine : public HmmEngine {
   void use_on_this_thread() override { check_cuda(cudaSetDevice(device_), "selecting the CUDA device"); }
 
   void load_targets(const SequenceSet& targets) override {
+    // Buffers another engine still shares are left to it: they are freed
+    // when it takes this round's.
+    if (!loaded_ || loaded_.use_count() > 1) loaded_ = std::make_shared<LoadedTargets>();
+    LoadedTargets& in = *loaded_;
     targets_ = &targets;
-    kept_forward_at_.clear();
-    codes_.upload_reusing(targets.residues.data(), targets.residues.size(), "uploading target residues");
-    offsets_.upload_reusing(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
+    in.codes.upload_reusing(targets.residues.data(), targets.residues.size(), "uploading target residues");
+    in.offsets.upload_reusing(targets.offsets.data(), targets.offsets.size(), "uploading target offsets");
     std::vector<std::uint32_t> order(targets.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return target_length(a) > target_length(b); });
-    order_.upload_reusing(order.data(), order.size(), "uploading the target order");
-    std::vector<std::uint8_t> tjb(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) tjb[t] = lengths_(std::max(target_length(t), 1)).msv_tjb;
-    tjb_host_ = tjb;
-    tjb_.upload_reusing(tjb.data(), tjb.size(), "uploading length costs");
-    reserve(xj_, targets.size(), "allocating MSV results");
+    in.order.upload_reusing(order.data(), order.size(), "uploading the target order");
+    in.tjb_host.resize(targets.size());
+    for (std::size_t t = 0; t < targets.size(); ++t) in.tjb_host[t] = lengths_(std::max(target_length(t), 1)).msv_tjb;
+    in.tjb.upload_reusing(in.tjb_host.data(), in.tjb_host.size(), "uploading length costs");
+    targets_loaded();
+  }
+
+  bool share_targets(const HmmEngine& other) override {
+    const auto* loaded_by = dynamic_cast<const GpuEngine*>(&other);
+    if (!loaded_by || loaded_by == this || loaded_by->device_ != device_ || !loaded_by->loaded_) return false;
+    loaded_ = loaded_by->loaded_;
+    targets_ = loaded_by->targets_;
+    targets_loaded();
+    return true;
   }
 
   void load_profile(const SearchProfile& profile) override {
@@ -128,15 +140,15 @@ class GpuEngine : public HmmEngine {
     DeviceBuffer<std::uint8_t> scratch;  // the thread kernel's rows, kept until the synchronize below
     if (msv_words_ > 0) {
       unsigned* next = work_counter();
-      const MsvKernelArgs args{codes_.data, offsets_.data, order_.data, count, msv_pairs_.data, tjb_.data,
+      const MsvKernelArgs args{target_codes(), target_offsets(), target_order(), count, msv_pairs_.data, target_tjb(),
                                profile_->msv_bias, profile_->msv_tec, profile_->msv_tbm, xj_.data, next};
       launch_msv_words(msv_words_, args, sms_, stream_);
     } else {
       const int threads = std::min<int>(count, sms_ * 256);
       scratch.allocate(static_cast<std::size_t>(threads) * msv_scratch_bytes(profile_->M), "MSV scratch");
       const MsvView view{profile_->M, msv_cost_.data, profile_->msv_bias, profile_->msv_tbm, profile_->msv_tec};
-      launch_msv_threads(threads, codes_.data, offsets_.data, order_.data, count, view, tjb_.data, scratch.data,
-                         xj_.data, stream_);
+      launch_msv_threads(threads, target_codes(), target_offsets(), target_order(), count, view, target_tjb(),
+                         scratch.data, xj_.data, stream_);
     }
     xj_host_.reserve(count, "MSV results (pinned)");
     check_cuda(cudaMemcpyAsync(xj_host_.data, xj_.data, count * sizeof(int), cudaMemcpyDeviceToHost, stream_),
@@ -145,7 +157,7 @@ class GpuEngine : public HmmEngine {
     const int* xj = xj_host_.data;
     for (std::uint32_t t = 0; t < count; ++t) {
       if (target_length(t) == 0) continue;
-      scores[t] = xj[t] < 0 ? std::numeric_limits<float>::infinity() : msv_score_of_xj(xj[t], tjb_host_[t]);
+      scores[t] = xj[t] < 0 ? std::numeric_limits<float>::infinity() : msv_score_of_xj(xj[t], loaded_->tjb_host[t]);
     }
     return scores;
   }
@@ -154,7 +166,7 @@ class GpuEngine : public HmmEngine {
     return batch_scores<float>(which, 0, bias_filter_block_threads(), 0,
                                [&](const BatchTarget* batch, std::uint32_t count, int blocks, void*, float* out,
                                    unsigned* next) {
-                                 launch_bias_filter(blocks, codes_.data, offsets_.data, batch, count,
+                                 launch_bias_filter(blocks, target_codes(), target_offsets(), batch, count,
                                                     profile_->bias_filter, out, next, stream_);
                                });
   }
@@ -169,8 +181,9 @@ class GpuEngine : public HmmEngine {
     std::vector<int> xc = batch_scores<int>(
         which, shared_rows ? 0 : warp_bytes, kBatchBlock, 0,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, int* out, unsigned* next) {
-          launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, codes_.data, offsets_.data, batch,
-                               count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next, stream_);
+          launch_viterbi_warps(blocks, kBatchBlock, shared_rows ? block_bytes : 0, target_codes(), target_offsets(),
+                               batch, count, view, static_cast<std::int16_t*>(scratch), shared_rows, out, next,
+                               stream_);
         });
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
@@ -203,7 +216,7 @@ class GpuEngine : public HmmEngine {
     return batch_scores<float>(
         which, f.shared_rows ? 0 : f.warp_bytes, kForwardWarpsPerBlock * kWarp, longest,
         [&](const BatchTarget* batch, std::uint32_t count, int blocks, void* scratch, float* out, unsigned* next) {
-          const ForwardEntries entries{codes_.data, offsets_.data, batch, f.view, out,
+          const ForwardEntries entries{target_codes(), target_offsets(), batch, f.view, out,
                                        kept_forward_.data, kept_forward_offsets_.data, nullptr, nullptr};
           launch_forward_warps(blocks, f.shared_bytes(), entries, count, static_cast<float*>(scratch), f.shared_rows,
                                next, longest, std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
@@ -339,7 +352,7 @@ class GpuEngine : public HmmEngine {
     if (region_results_.count < 2 * count) region_results_.allocate(2 * count, "region results");
     check_cuda(cudaMemsetAsync(region_usage_.data, 0, (usage + sums) * sizeof(float), stream_), "zeroing region sums");
     RegionBatch launch;
-    launch.codes = codes_.data, launch.jobs = region_jobs_.data, launch.count = count;
+    launch.codes = target_codes(), launch.jobs = region_jobs_.data, launch.count = count;
     launch.M = M, launch.Q = fwd_q_, launch.transitions = env_transitions_.data, launch.match = env_match_.data;
     launch.members = code_members(), launch.samples = samples, launch.rng_state = EaselFastRandom(seed).state();
     launch.rows = env_rows_.data, launch.specials = env_specials_.data;
@@ -398,7 +411,7 @@ class GpuEngine : public HmmEngine {
     const ForwardLaunch f = forward_launch();
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
-    const ForwardEntries forward{codes_.data, offsets_.data, region_entries_.data, f.view,
+    const ForwardEntries forward{target_codes(), target_offsets(), region_entries_.data, f.view,
                                  reinterpret_cast<float*>(results_.data), env_specials_.data,
                                  region_special_offsets_.data, device_jobs, env_rows_.data};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
@@ -461,7 +474,7 @@ class GpuEngine : public HmmEngine {
     f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
-    const ForwardEntries forward{codes_.data,         offsets_.data,        in.entries.data,
+    const ForwardEntries forward{target_codes(),         target_offsets(),        in.entries.data,
                                  f.view,              forward_scores,       env_specials_.data,
                                  in.forward_x.data,   in.forward_spans.data, env_rows_.data};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
@@ -473,7 +486,7 @@ class GpuEngine : public HmmEngine {
     const bool backward_shared = backward_bytes * kBackwardWarpsPerBlock <= kMaxSharedRows;
     blocks = warp_blocks(count, kBackwardWarpsPerBlock, backward_shared ? 0 : backward_bytes, longest);
     BackwardWarpBatch backward;
-    backward.codes = codes_.data, backward.offsets = offsets_.data, backward.count = count;
+    backward.codes = target_codes(), backward.offsets = target_offsets(), backward.count = count;
     backward.specials = in.specials.data, backward.special_offsets = in.backward_x.data;
     backward.forward_specials = env_specials_.data, backward.forward_offsets = in.forward_x.data;
     backward.backward_specials = env_specials_.data, backward.own_scales = own_scales_.data;
@@ -601,7 +614,7 @@ class GpuEngine : public HmmEngine {
     own_scales_host_.reserve(count, "backward scale flags (pinned)");
     if (all_kept) {  // the kept rows lie among every scored target's: into one block at the batch's offsets
       reserve(forward_specials_, floats, "forward special rows");
-      launch_gather_special_rows(offsets_.data, in.targets.data, count, kept_forward_.data, in.forward_at.data,
+      launch_gather_special_rows(target_offsets(), in.targets.data, count, kept_forward_.data, in.forward_at.data,
                                  forward_specials_.data, in.offsets.data, stream_);
     }
     check_cuda(cudaMemcpyAsync(forward_host_.data, forward_specials_.data, floats * sizeof(float),
@@ -623,7 +636,7 @@ class GpuEngine : public HmmEngine {
                              const std::uint64_t* special_offsets, unsigned longest) {
     const ForwardLaunch f = forward_launch();
     const int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
-    const ForwardEntries forward{codes_.data, offsets_.data, entries, f.view, scores,
+    const ForwardEntries forward{target_codes(), target_offsets(), entries, f.view, scores,
                                  forward_specials_.data, special_offsets, nullptr, nullptr};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
@@ -640,7 +653,7 @@ class GpuEngine : public HmmEngine {
     const int blocks = warp_blocks(count, kBackwardWarpsPerBlock, shared_rows ? 0 : warp_bytes,
                                    long_entries(count, length));
     BackwardWarpBatch args;
-    args.codes = codes_.data, args.offsets = offsets_.data, args.targets = targets, args.count = count;
+    args.codes = target_codes(), args.offsets = target_offsets(), args.targets = targets, args.count = count;
     args.specials = specials, args.special_offsets = special_offsets;
     args.forward_specials = forward_specials, args.forward_offsets = forward_offsets;
     args.backward_specials = backward_specials_.data;
@@ -707,6 +720,17 @@ class GpuEngine : public HmmEngine {
     return results;
   }
 
+  // The loaded targets' device arrays (load_targets, share_targets).
+  const std::uint8_t* target_codes() const { return loaded_->codes.data; }
+  const std::uint64_t* target_offsets() const { return loaded_->offsets.data; }
+  const std::uint32_t* target_order() const { return loaded_->order.data; }
+  const std::uint8_t* target_tjb() const { return loaded_->tjb.data; }
+  // This engine's own state for newly loaded targets.
+  void targets_loaded() {
+    kept_forward_at_.clear();
+    reserve(xj_, targets_->size(), "allocating MSV results");
+  }
+
   // Device buffers reused from call to call (grown when a call needs more).
   // Growing frees the old memory, which a kernel queued earlier in the call
   // (Forward, before Backward asks for more rows) may still use: the stream
@@ -771,10 +795,17 @@ class GpuEngine : public HmmEngine {
   const SearchProfile* profile_ = nullptr;
   LengthConfigTable lengths_;
   int msv_words_ = 0, vit_q_ = 1, fwd_q_ = 2;
-  std::vector<std::uint8_t> tjb_host_;
-  DeviceBuffer<std::uint8_t> codes_, tjb_, msv_cost_;
-  DeviceBuffer<std::uint64_t> offsets_;
-  DeviceBuffer<std::uint32_t> order_, msv_pairs_;
+  // The loaded targets on the device, shared by the engines of one device
+  // that search the same round (share_targets): read only, once uploaded.
+  struct LoadedTargets {
+    DeviceBuffer<std::uint8_t> codes, tjb;  // residues; each target's MSV length cost
+    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<std::uint32_t> order;      // longest first
+    std::vector<std::uint8_t> tjb_host;
+  };
+  std::shared_ptr<LoadedTargets> loaded_;
+  DeviceBuffer<std::uint8_t> msv_cost_;
+  DeviceBuffer<std::uint32_t> msv_pairs_;
   DeviceBuffer<int> xj_;
   DeviceBuffer<std::int16_t> vit_match_;
   DeviceBuffer<CellTransitions<std::int16_t>> vit_transitions_;

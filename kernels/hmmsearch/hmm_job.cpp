@@ -48,23 +48,32 @@ ProfileRound search_profile(const SearchProfile& profile, const std::vector<Targ
   return round;
 }
 
+// Loads the round's legs into every engine (the rest into the engines, the
+// long targets into the long engines): the first of each kind uploads them,
+// the others share its copy when they can (one device), else load their own.
+// On this thread, while no engine works, so no shared copy is freed under one.
+void load_legs(const std::vector<HmmEngine*>& engines, const SequenceSet& leg) {
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    engines[e]->use_on_this_thread();
+    if (e == 0 || !engines[e]->share_targets(*engines.front())) engines[e]->load_targets(leg);
+  }
+}
+
 // Runs work(p, engine, long engine or null, phases) for p = 0 .. count-1,
 // shared among the engines (core/shared_work.h), each on its own host
-// thread, which loads the round's legs first (the rest into the engine, the
-// long targets into its long engine). Phases add up over the threads.
+// thread, after the round's legs are loaded (load_legs). Phases add up over
+// the threads.
 template <typename Work>
 void share_among_engines(std::size_t count, const std::vector<HmmEngine*>& engines,
                          const std::vector<HmmEngine*>& long_engines, const ChunkLegs& legs, HmmPhases& phases,
                          Work work) {
   std::vector<HmmPhases> engine_phases(engines.size());
   const bool two_legs = !legs.longest.empty();
+  if (two_legs) load_legs(long_engines, legs.long_targets);
+  load_legs(engines, legs.rest_targets);
   auto prepare = [&](std::size_t e) {
-    if (two_legs) {
-      long_engines[e]->use_on_this_thread();
-      long_engines[e]->load_targets(legs.long_targets);
-    }
+    if (two_legs) long_engines[e]->use_on_this_thread();
     engines[e]->use_on_this_thread();
-    engines[e]->load_targets(legs.rest_targets);
   };
   share_work(count, engines.size(), prepare, [&](std::size_t p, std::size_t e) {
     work(p, *engines[e], two_legs ? long_engines[e] : nullptr, engine_phases[e]);

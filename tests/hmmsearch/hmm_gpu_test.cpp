@@ -264,6 +264,42 @@ TEST_F(HmmGpu, TestsuiteProfilesSmallAndLarge) {
   }
 }
 
+// Engines of one device share one upload of a round's targets (the app's
+// four engines): the sharing engine searches as if it had loaded them, also
+// after the engine it took them from has loaded others; a CPU engine and an
+// engine with nothing loaded have nothing to share.
+TEST_F(HmmGpu, EnginesSharingTargetsSearchAsTheirOwn) {
+  const std::vector<TargetSequence> targets = real_targets(600);
+  const std::vector<TargetSequence> others(targets.begin() + 100, targets.begin() + 350);
+  const SequenceSet chunk = make_target_chunk(targets), other_chunk = make_target_chunk(others);
+  const SearchProfile profile = configure_profile(read_profile(kTutorial + "Pkinase.hmm"));
+  auto reference = make_cpu_engine();
+  auto expected = [&](const SequenceSet& set) {
+    reference->load_targets(set), reference->load_profile(profile);
+    return search_chunk(profile, set, *reference, {});
+  };
+  const ChunkSearch expected_all = expected(chunk), expected_others = expected(other_chunk);
+  auto first = make_gpu_engine(0, true, 2), second = make_gpu_engine(0, true, 2);
+  EXPECT_FALSE(second->share_targets(*first));
+  first->load_targets(chunk);
+  EXPECT_FALSE(second->share_targets(*reference));
+  ASSERT_TRUE(second->share_targets(*first));
+  first->load_targets(other_chunk);
+  first->load_profile(profile), second->load_profile(profile);
+  auto expect_same_search = [&](const ChunkSearch& got, const ChunkSearch& want, const char* what) {
+    EXPECT_EQ(got.counts.past_msv, want.counts.past_msv) << what;
+    EXPECT_EQ(got.counts.past_viterbi, want.counts.past_viterbi) << what;
+    ASSERT_EQ(got.passed.size(), want.passed.size()) << what;
+    ASSERT_GE(want.passed.size(), 5u) << what;  // 14 and 8 of Pkinase's pass
+    for (std::size_t p = 0; p < got.passed.size(); ++p) {
+      EXPECT_EQ(got.passed[p].target, want.passed[p].target) << what;
+      EXPECT_TRUE(same_bits(got.passed[p].score_bits, want.passed[p].score_bits)) << what;
+    }
+  };
+  expect_same_search(search_chunk(profile, chunk, *second, {}), expected_all, "the shared targets");
+  expect_same_search(search_chunk(profile, other_chunk, *first, {}), expected_others, "the loader's new targets");
+}
+
 TEST_F(HmmGpu, ThreadPerTargetMsvPath) {
   const ProfileHmm hmm = read_profile(kTutorial + "Pkinase.hmm");
   std::vector<TargetSequence> targets = real_targets(600);
