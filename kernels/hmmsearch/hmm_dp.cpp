@@ -91,20 +91,10 @@ DomainPosteriors domain_decoding(const SpecialOdds& sx, const DpMatrix& fwd, con
 
 DomainPosteriors domain_decoding(const SpecialOdds& sx, int L, const float* fwd_specials, const float* bck_specials,
                                  bool bck_has_own_scales) {
-  const auto f = [&](int i, int cell) { return fwd_specials[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
-  const auto b = [&](int i, int cell) { return bck_specials[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
   DomainPosteriors post;
-  post.mocc.assign(L + 1, 0.0f), post.btot.assign(L + 1, 0.0f), post.etot.assign(L + 1, 0.0f);
-  float scale_product = 1.0f / b(0, kXN);
-  for (int i = 1; i <= L; ++i) {
-    post.btot[i] = post.btot[i - 1] + (f(i - 1, kXB) * b(i - 1, kXB) * f(i - 1, kXScale) * scale_product);
-    if (bck_has_own_scales) scale_product *= f(i - 1, kXScale) / b(i - 1, kXScale);
-    post.etot[i] = post.etot[i - 1] + (f(i, kXE) * b(i, kXE) * f(i, kXScale) * scale_product);
-    float outside = f(i - 1, kXN) * b(i, kXN) * sx.n_loop * scale_product;
-    outside += f(i - 1, kXJ) * b(i, kXJ) * sx.j_loop * scale_product;
-    outside += f(i - 1, kXC) * b(i, kXC) * sx.c_loop * scale_product;
-    post.mocc[i] = 1.0f - outside;
-  }
+  post.mocc.resize(L + 1), post.btot.resize(L + 1), post.etot.resize(L + 1);
+  decode_domain_rows(sx, L, fwd_specials, bck_specials, bck_has_own_scales, post.mocc.data(), post.btot.data(),
+                     post.etot.data());
   return post;
 }
 

@@ -289,4 +289,28 @@ HELIX_HMM_HD float backward_rows(const std::uint8_t* codes, int L, const Striped
   return static_cast<float>(total_scale + log(static_cast<double>(xN)));
 }
 
+// Domain definition's decoding (HMMER's p7_DomainDecoding) of one target's
+// parser passes, from the special rows alone: Forward's (`fwd`) and
+// Backward's (`bck`, scaled by its own factors when `bck_own_scales`, else
+// by Forward's), rows 0..L. For i = 1..L: the expected number of domains
+// begun before row i (btot[i], cumulative), ended by row i (etot[i],
+// cumulative), and the probability that residue i is in a domain (mocc[i]);
+// index 0 of each is 0. The sums run in HMMER's order, each a float.
+HELIX_HMM_HD void decode_domain_rows(const SpecialOdds& sx, int L, const float* fwd, const float* bck,
+                                     bool bck_own_scales, float* mocc, float* btot, float* etot) {
+  const auto f = [&](int i, int cell) { return fwd[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
+  const auto b = [&](int i, int cell) { return bck[static_cast<std::size_t>(i) * kSpecialCells + cell]; };
+  mocc[0] = btot[0] = etot[0] = 0.0f;
+  float scale_product = 1.0f / b(0, kXN);
+  for (int i = 1; i <= L; ++i) {
+    btot[i] = btot[i - 1] + (f(i - 1, kXB) * b(i - 1, kXB) * f(i - 1, kXScale) * scale_product);
+    if (bck_own_scales) scale_product *= f(i - 1, kXScale) / b(i - 1, kXScale);
+    etot[i] = etot[i - 1] + (f(i, kXE) * b(i, kXE) * f(i, kXScale) * scale_product);
+    float outside = f(i - 1, kXN) * b(i, kXN) * sx.n_loop * scale_product;
+    outside += f(i - 1, kXJ) * b(i, kXJ) * sx.j_loop * scale_product;
+    outside += f(i - 1, kXC) * b(i, kXC) * sx.c_loop * scale_product;
+    mocc[i] = 1.0f - outside;
+  }
+}
+
 }  // namespace helix::hmmsearch

@@ -3,9 +3,10 @@
 // striped scores on the GPU, runs the four filters' kernels
 // (hmm_gpu_filters.cuh: MSV, the bias filter, Viterbi, Forward, each in its
 // own file) on batches longest target first, and domain definition's passes
-// (Backward in hmm_gpu_domains.cu, region sampling in hmm_gpu_sampling.cu,
-// envelope rescoring in hmm_gpu_envelopes.cu) in batches within a memory
-// budget; it allocates and reuses the device buffers, and decodes on the host.
+// (Backward and the posteriors' decoding in hmm_gpu_domains.cu, region
+// sampling in hmm_gpu_sampling.cu, envelope rescoring in hmm_gpu_envelopes.cu)
+// in batches within a memory budget; it allocates and reuses the device
+// buffers, and turns what comes back into the engine's results on the host.
 // Every kernel equals the CPU reference bit for bit
 // (tests/hmmsearch/hmm_gpu_test.cpp).
 //
@@ -223,10 +224,9 @@ class GpuEngine : public HmmEngine {
         });
   }
 
-  // The parser passes on the GPU (hmm_gpu_domains.cu), in batches whose
-  // special-state rows fit a memory budget; decoding on the host.
+  // The parser passes and their decoding on the GPU (hmm_gpu_domains.cu),
+  // in batches whose special-state rows fit a memory budget.
   std::vector<DomainPosteriors> domain_posteriors(const std::vector<std::uint32_t>& which) override {
-    const HmmerFloatMode hmmer_mode;  // the host's decoding, as the reference's
     std::vector<DomainPosteriors> posteriors(which.size());
     std::vector<std::uint32_t> by_length(which.size());
     std::iota(by_length.begin(), by_length.end(), 0u);
@@ -566,8 +566,9 @@ class GpuEngine : public HmmEngine {
   }
 
   // One batch (indices into `which`, longest first): Forward with its rows'
-  // specials (the filter's kernel), then Backward (hmm_gpu_domains.cu), then
-  // decoding on the host.
+  // specials (the filter's kernel, or the rows it kept), then Backward and
+  // the decoding (hmm_gpu_domains.cu): only the posteriors come back, a
+  // third of the two passes' rows.
   void decode_domain_batch(const std::vector<std::uint32_t>& which, const std::vector<std::uint32_t>& batch,
                            std::size_t floats, std::vector<DomainPosteriors>& posteriors) {
     const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
@@ -609,26 +610,28 @@ class GpuEngine : public HmmEngine {
     backward_with_specials(in.targets.data, in.specials.data, in.offsets.data, count, forward_specials,
                            all_kept ? in.forward_at.data : in.offsets.data,
                            [&](unsigned b) { return target_length(targets[b]); });
-    forward_host_.reserve(floats, "forward special rows (pinned)");
-    backward_host_.reserve(floats, "backward special rows (pinned)");
-    own_scales_host_.reserve(count, "backward scale flags (pinned)");
-    if (all_kept) {  // the kept rows lie among every scored target's: into one block at the batch's offsets
-      reserve(forward_specials_, floats, "forward special rows");
-      launch_gather_special_rows(target_offsets(), in.targets.data, count, kept_forward_.data, in.forward_at.data,
-                                 forward_specials_.data, in.offsets.data, stream_);
-    }
-    check_cuda(cudaMemcpyAsync(forward_host_.data, forward_specials_.data, floats * sizeof(float),
+    DomainDecodingBatch decoding;
+    decoding.offsets = target_offsets(), decoding.targets = in.targets.data, decoding.count = count;
+    decoding.specials = in.specials.data;
+    decoding.forward_specials = forward_specials, decoding.forward_at = all_kept ? in.forward_at.data : in.offsets.data;
+    decoding.backward_specials = backward_specials_.data, decoding.special_offsets = in.offsets.data;
+    decoding.own_scales = own_scales_.data;
+    reserve(posteriors_, floats / 2, "domain posteriors");
+    decoding.posteriors = posteriors_.data;
+    launch_domain_decoding(decoding, stream_);
+    posteriors_host_.reserve(floats / 2, "domain posteriors (pinned)");
+    check_cuda(cudaMemcpyAsync(posteriors_host_.data, posteriors_.data, floats / 2 * sizeof(float),
                                cudaMemcpyDeviceToHost, stream_),
-               "forward special rows");
-    check_cuda(cudaMemcpyAsync(backward_host_.data, backward_specials_.data, floats * sizeof(float),
-                               cudaMemcpyDeviceToHost, stream_),
-               "backward special rows");
-    check_cuda(cudaMemcpyAsync(own_scales_host_.data, own_scales_.data, count, cudaMemcpyDeviceToHost, stream_),
-               "backward scale flags");
+               "domain posteriors");
     stream_.synchronize("domain definition's parser passes on the GPU");
-    for (std::uint32_t b = 0; b < count; ++b)  // straight from the pinned rows: no matrices, no copies
-      posteriors[batch[b]] = domain_decoding(specials[b], target_length(targets[b]), forward_host_.data + offsets[b],
-                                             backward_host_.data + offsets[b], own_scales_host_.data[b] != 0);
+    for (std::uint32_t b = 0; b < count; ++b) {  // mocc, btot, etot back to back
+      const std::size_t rows = static_cast<std::size_t>(target_length(targets[b])) + 1;
+      const float* mocc = posteriors_host_.data + offsets[b] / 2;
+      DomainPosteriors& post = posteriors[batch[b]];
+      post.mocc.assign(mocc, mocc + rows);
+      post.btot.assign(mocc + rows, mocc + 2 * rows);
+      post.etot.assign(mocc + 2 * rows, mocc + 3 * rows);
+    }
   }
 
   // The Forward filter's warp kernel, also keeping every row's specials.
@@ -780,8 +783,7 @@ class GpuEngine : public HmmEngine {
   PinnedBuffer<BatchTarget> batch_host_;
   PinnedBuffer<unsigned char> results_host_;  // a filter's results (float or int)
   PinnedBuffer<int> xj_host_;
-  PinnedBuffer<float> forward_host_, backward_host_;
-  PinnedBuffer<std::uint8_t> own_scales_host_;
+  PinnedBuffer<float> posteriors_host_;
   PinnedBuffer<int> region_results_host_;
   PinnedBuffer<float> region_sums_host_;
   PinnedBuffer<SampledPair> region_pairs_host_;
@@ -810,7 +812,7 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<std::int16_t> vit_match_;
   DeviceBuffer<CellTransitions<std::int16_t>> vit_transitions_;
   DeviceBuffer<float> cell_match_, cell_transitions_;  // the Forward odds: cell_odds()
-  DeviceBuffer<float> forward_specials_, backward_specials_;
+  DeviceBuffer<float> forward_specials_, backward_specials_, posteriors_;
   DeviceBuffer<float> kept_forward_;           // the Forward filter's rows' specials
   std::vector<std::int64_t> kept_forward_at_;  // per loaded target: where, or -1
   DeviceBuffer<std::uint8_t> own_scales_;

@@ -411,25 +411,26 @@ __global__ void backward_warp_kernel(BackwardWarpBatch a) {
   }
 }
 
-// One block per entry: its rows are one contiguous span on either side.
-__global__ void gather_special_rows_kernel(const std::uint64_t* offsets, const std::uint32_t* targets,
-                                           const float* from, const std::uint64_t* from_at, float* to,
-                                           const std::uint64_t* to_at) {
-  const std::uint32_t b = blockIdx.x, t = targets[b];
-  const std::uint64_t floats = (offsets[t + 1] - offsets[t] + 1) * kSpecialCells;
-  const float* source = from + from_at[b];
-  float* target = to + to_at[b];
-  for (std::uint64_t k = threadIdx.x; k < floats; k += blockDim.x) target[k] = source[k];
+// One thread per entry: the decoding is one serial chain of sums per target.
+__global__ void domain_decoding_kernel(DomainDecodingBatch batch) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= batch.count) return;
+  const std::uint32_t t = batch.targets[b];
+  const int L = static_cast<int>(batch.offsets[t + 1] - batch.offsets[t]);
+  float* mocc = batch.posteriors + batch.special_offsets[b] / 2;
+  float* btot = mocc + (L + 1);
+  float* etot = btot + (L + 1);
+  decode_domain_rows(batch.specials[b], L, batch.forward_specials + batch.forward_at[b],
+                     batch.backward_specials + batch.special_offsets[b], batch.own_scales[b] != 0, mocc, btot, etot);
 }
 
 }  // namespace
 
-void launch_gather_special_rows(const std::uint64_t* offsets, const std::uint32_t* targets, std::uint32_t count,
-                                const float* from, const std::uint64_t* from_at, float* to,
-                                const std::uint64_t* to_at, cudaStream_t stream) {
-  if (count == 0) return;
-  gather_special_rows_kernel<<<count, 256, 0, stream>>>(offsets, targets, from, from_at, to, to_at);
-  check_cuda(cudaGetLastError(), "special rows gather launch");
+void launch_domain_decoding(const DomainDecodingBatch& batch, cudaStream_t stream) {
+  if (batch.count == 0) return;
+  constexpr unsigned kThreads = 128;
+  domain_decoding_kernel<<<(batch.count + kThreads - 1) / kThreads, kThreads, 0, stream>>>(batch);
+  check_cuda(cudaGetLastError(), "domain decoding launch");
 }
 
 std::size_t backward_warp_bytes(int Q) { return sizeof(float) * backward_warp_floats(Q); }

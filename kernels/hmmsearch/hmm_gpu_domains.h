@@ -66,13 +66,23 @@ constexpr int kLongEntryResidues = 2000;
 // warps, queued on `stream`.
 void launch_backward_warps(const BackwardWarpBatch& batch, int blocks, int warps_per_block, cudaStream_t stream);
 
-// Entry b's special rows ((L + 1) * kSpecialCells floats, L the length of
-// chunk target targets[b] by `offsets`) copied from from + from_at[b] to
-// to + to_at[b], b < count, queued on `stream`: the Forward filter's kept
-// rows of a batch's targets, scattered among every scored target's, made one
-// block that a single copy brings back to the host.
-void launch_gather_special_rows(const std::uint64_t* offsets, const std::uint32_t* targets, std::uint32_t count,
-                                const float* from, const std::uint64_t* from_at, float* to,
-                                const std::uint64_t* to_at, cudaStream_t stream);
+// The inputs of domain definition's decoding on the device, per entry b < count.
+struct DomainDecodingBatch {
+  const std::uint64_t* offsets = nullptr;   // the chunk's targets: L of targets[b] by offsets
+  const std::uint32_t* targets = nullptr;
+  std::uint32_t count = 0;
+  const SpecialOdds* specials = nullptr;    // multihit, its length model
+  const float* forward_specials = nullptr;  // entry b's Forward rows at forward_at[b]
+  const std::uint64_t* forward_at = nullptr;
+  const float* backward_specials = nullptr;  // its Backward rows at special_offsets[b]
+  const std::uint64_t* special_offsets = nullptr;
+  const std::uint8_t* own_scales = nullptr;  // Backward's own scale factors or Forward's
+  // Entry b's mocc, btot and etot (L + 1 floats each, back to back) at
+  // posteriors + special_offsets[b] / 2: a third of the room of its two passes' rows.
+  float* posteriors = nullptr;
+};
+// decode_domain_rows (hmm_dp_rows.h) for every entry, a thread each, queued
+// on `stream`: only the posteriors go back to the host, not the rows.
+void launch_domain_decoding(const DomainDecodingBatch& batch, cudaStream_t stream);
 
 }  // namespace helix::hmmsearch
