@@ -86,14 +86,10 @@ bool posterior_decoding(const OddsProfile& p, const DpMatrix& fwd, const DpMatri
 }
 
 DomainPosteriors domain_decoding(const SpecialOdds& sx, const DpMatrix& fwd, const DpMatrix& bck) {
-  return domain_decoding(sx, fwd.L(), fwd.specials(), bck.specials(), bck.has_own_scales);
-}
-
-DomainPosteriors domain_decoding(const SpecialOdds& sx, int L, const float* fwd_specials, const float* bck_specials,
-                                 bool bck_has_own_scales) {
+  const int L = fwd.L();
   DomainPosteriors post;
   post.mocc.resize(L + 1), post.btot.resize(L + 1), post.etot.resize(L + 1);
-  decode_domain_rows(sx, L, fwd_specials, bck_specials, bck_has_own_scales, post.mocc.data(), post.btot.data(),
+  decode_domain_rows(sx, L, fwd.specials(), bck.specials(), bck.has_own_scales, post.mocc.data(), post.btot.data(),
                      post.etot.data());
   return post;
 }

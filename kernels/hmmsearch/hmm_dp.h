@@ -124,12 +124,9 @@ bool posterior_decoding(const OddsProfile& profile, const DpMatrix& fwd, const D
 struct DomainPosteriors {
   std::vector<float> mocc, btot, etot;
 };
+// From the two passes' special rows (decode_domain_rows, hmm_dp_rows.h,
+// which the GPU engine runs on the device).
 DomainPosteriors domain_decoding(const SpecialOdds& special, const DpMatrix& fwd, const DpMatrix& bck);
-// The same from the two passes' special rows alone (rows 0..L of
-// kSpecialCells floats each, as DpMatrix::specials() holds them): the GPU
-// engine decodes the rows it copies back without building matrices.
-DomainPosteriors domain_decoding(const SpecialOdds& special, int L, const float* fwd_specials,
-                                 const float* bck_specials, bool bck_has_own_scales);
 // Domain definition's first step for a whole target: the multihit parser
 // passes (Forward, then Backward with its scales) and domain_decoding.
 DomainPosteriors whole_target_posteriors(const SearchProfile& profile, const std::uint8_t* codes, int L);

@@ -474,9 +474,9 @@ class GpuEngine : public HmmEngine {
     f.view.e_loop = jobs[0].special.e_loop, f.view.e_move = jobs[0].special.e_move;  // unihit
     const unsigned longest = long_entries(count, [&](std::size_t b) { return jobs[b].L; });
     int blocks = warp_blocks(count, kForwardWarpsPerBlock, f.shared_rows ? 0 : f.warp_bytes, longest);
-    const ForwardEntries forward{target_codes(),         target_offsets(),        in.entries.data,
-                                 f.view,              forward_scores,       env_specials_.data,
-                                 in.forward_x.data,   in.forward_spans.data, env_rows_.data};
+    const ForwardEntries forward{target_codes(),    target_offsets(),      in.entries.data,
+                                 f.view,            forward_scores,        env_specials_.data,
+                                 in.forward_x.data, in.forward_spans.data, env_rows_.data};
     launch_forward_warps(blocks, f.shared_bytes(), forward, count, reinterpret_cast<float*>(rows_.data),
                          f.shared_rows, work_counter(), longest,
                          std::min<unsigned>(longest, static_cast<unsigned>(blocks)), stream_);
@@ -568,7 +568,7 @@ class GpuEngine : public HmmEngine {
   // One batch (indices into `which`, longest first): Forward with its rows'
   // specials (the filter's kernel, or the rows it kept), then Backward and
   // the decoding (hmm_gpu_domains.cu): only the posteriors come back, a
-  // third of the two passes' rows.
+  // quarter of the two passes' rows.
   void decode_domain_batch(const std::vector<std::uint32_t>& which, const std::vector<std::uint32_t>& batch,
                            std::size_t floats, std::vector<DomainPosteriors>& posteriors) {
     const std::uint32_t count = static_cast<std::uint32_t>(batch.size());
@@ -607,13 +607,13 @@ class GpuEngine : public HmmEngine {
                             long_entries(count, [&](std::size_t b) { return target_length(targets[b]); }));
       forward_specials = forward_specials_.data;
     }
+    const std::uint64_t* forward_offsets = all_kept ? in.forward_at.data : in.offsets.data;
     backward_with_specials(in.targets.data, in.specials.data, in.offsets.data, count, forward_specials,
-                           all_kept ? in.forward_at.data : in.offsets.data,
-                           [&](unsigned b) { return target_length(targets[b]); });
+                           forward_offsets, [&](unsigned b) { return target_length(targets[b]); });
     DomainDecodingBatch decoding;
     decoding.offsets = target_offsets(), decoding.targets = in.targets.data, decoding.count = count;
     decoding.specials = in.specials.data;
-    decoding.forward_specials = forward_specials, decoding.forward_at = all_kept ? in.forward_at.data : in.offsets.data;
+    decoding.forward_specials = forward_specials, decoding.forward_at = forward_offsets;
     decoding.backward_specials = backward_specials_.data, decoding.special_offsets = in.offsets.data;
     decoding.own_scales = own_scales_.data;
     reserve(posteriors_, floats / 2, "domain posteriors");

@@ -78,7 +78,7 @@ struct DomainDecodingBatch {
   const std::uint64_t* special_offsets = nullptr;
   const std::uint8_t* own_scales = nullptr;  // Backward's own scale factors or Forward's
   // Entry b's mocc, btot and etot (L + 1 floats each, back to back) at
-  // posteriors + special_offsets[b] / 2: a third of the room of its two passes' rows.
+  // posteriors + special_offsets[b] / 2: a quarter of the room of its two passes' rows.
   float* posteriors = nullptr;
 };
 // decode_domain_rows (hmm_dp_rows.h) for every entry, a thread each, queued

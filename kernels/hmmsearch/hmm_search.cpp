@@ -66,11 +66,12 @@ ChunkLegs split_chunk(const std::vector<TargetSequence>& targets, std::size_t fi
   legs.first = first, legs.count = count;
   // Each leg's arrays sized once: grown by doubling, they were copied and
   // their fresh pages touched several times over (a round is ~100 MB).
+  auto is_long = [&](std::size_t t) { return split && targets[first + t].codes.size() >= kLongLegResidues; };
   std::size_t long_count = 0, long_residues = 0, all_residues = 0;
   for (std::size_t t = 0; t < count; ++t) {
     const std::size_t length = targets[first + t].codes.size();
     all_residues += length;
-    if (split && length >= kLongLegResidues) ++long_count, long_residues += length;
+    if (is_long(t)) ++long_count, long_residues += length;
   }
   legs.longest.reserve(long_count), legs.rest.reserve(count - long_count);
   legs.long_targets.residues.reserve(long_residues), legs.long_targets.offsets.reserve(long_count + 1);
@@ -78,7 +79,7 @@ ChunkLegs split_chunk(const std::vector<TargetSequence>& targets, std::size_t fi
   legs.rest_targets.offsets.reserve(count - long_count + 1);
   for (std::size_t t = 0; t < count; ++t) {
     const std::vector<std::uint8_t>& codes = targets[first + t].codes;
-    const bool long_one = split && codes.size() >= kLongLegResidues;
+    const bool long_one = is_long(t);
     (long_one ? legs.longest : legs.rest).push_back(static_cast<std::uint32_t>(t));
     (long_one ? legs.long_targets : legs.rest_targets).append(codes);
   }
