@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -51,6 +52,32 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
 }
 
 std::string read_file_text(const std::string& path) { return read_whole_file<std::string>(path); }
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    throw InputError("cannot map " + path + ": not a regular file");
+  }
+  size_ = static_cast<std::size_t>(status.st_size);
+  if (size_ > 0) {
+    // MAP_POPULATE maps every page now, in one call, rather than a fault at a time.
+    void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (mapped == MAP_FAILED) {
+      const int error = errno;
+      ::close(fd);
+      throw InputError("cannot map " + path + ": " + std::strerror(error));
+    }
+    data_ = static_cast<const char*>(mapped);
+  }
+  ::close(fd);  // the mapping keeps the file
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
 
 std::string read_text_maybe_gzipped(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");

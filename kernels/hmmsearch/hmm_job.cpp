@@ -106,11 +106,13 @@ HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>&
   if (hmms.size() != params.profile_count)
     throw InputError("profiles: " + std::to_string(hmms.size()) + " models where the WU's params say " +
                      std::to_string(params.profile_count));
-  const std::string database_text = read_file_text(runtime.resolve("database"));
-  if (database_text.size() != params.chunk_bytes)
-    throw InputError("database: " + std::to_string(database_text.size()) + " bytes where the WU's params say " +
-                     std::to_string(params.chunk_bytes) + " (a truncated or replaced file)");
-  const std::vector<TargetSequence> targets = parse_targets(database_text, "database");
+  const std::vector<TargetSequence> targets = [&] {
+    const MappedFile database(runtime.resolve("database"));  // unmapped once parsed
+    if (database.text().size() != params.chunk_bytes)
+      throw InputError("database: " + std::to_string(database.text().size()) + " bytes where the WU's params say " +
+                       std::to_string(params.chunk_bytes) + " (a truncated or replaced file)");
+    return parse_targets(database.text(), "database");
+  }();
   std::uint64_t residues = 0;
   for (const TargetSequence& t : targets) residues += t.codes.size();
   if (targets.size() != params.chunk_targets || residues != params.chunk_residues)

@@ -79,3 +79,33 @@ TEST(WriteFileAtomic, MissingDirectoryIsNotStorageFull) {
     EXPECT_EQ(typeid(error), typeid(std::runtime_error)) << error.what();
   }
 }
+
+// MappedFile: a file's bytes in place, the same as read_file_text()'s.
+TEST(MappedFile, HoldsTheFilesBytes) {
+  ScratchDir dir;
+  std::string text = ">a one\nACDE\n>b\nWY\n";
+  text.push_back('\0');  // any byte, as read_file_text() keeps it
+  text += std::string(3 * 4096 + 17, 'K');  // more than a page, not a whole number of them
+  write_file_atomic(dir.file("chunk.fa"), text);
+  const helix::MappedFile mapped(dir.file("chunk.fa"));
+  EXPECT_EQ(mapped.text(), text);
+  EXPECT_EQ(mapped.text(), read_file_text(dir.file("chunk.fa")));
+}
+
+TEST(MappedFile, EmptyFileIsEmptyText) {
+  ScratchDir dir;
+  write_file_atomic(dir.file("empty"), std::string());
+  EXPECT_TRUE(helix::MappedFile(dir.file("empty")).text().empty());
+}
+
+TEST(MappedFile, MissingFileOrDirectoryIsInputError) {
+  ScratchDir dir;
+  try {
+    helix::MappedFile missing(dir.file("absent.fa"));
+    FAIL() << "a missing file was mapped";
+  } catch (const helix::InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot open " + dir.file("absent.fa")), std::string::npos) << error.what();
+  }
+  fs::create_directory(dir.file("folder"));
+  EXPECT_THROW(helix::MappedFile(dir.file("folder")), helix::InputError);
+}
