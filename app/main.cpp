@@ -21,6 +21,7 @@
 
 #include "boinc_runtime.h"
 #include "disk_reserve.h"
+#include "huge_pages.h"
 #include "core/errors.h"
 #include "core/file_io.h"
 #include "core/kind.h"
@@ -108,6 +109,7 @@ void run_work_unit(const helix::RunOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  helix::restart_with_huge_page_malloc(argv);  // first: before any thread or BOINC state exists
   std::string kinds;
   for (const std::string& name : helix::registered_kind_names()) kinds += (kinds.empty() ? "" : ", ") + name;
   CLI::App cli{"helix: BOINC science app; runs one work unit of a registered kind (" + kinds +
