@@ -32,6 +32,9 @@ std::optional<std::string> tunables_with_huge_pages(const char* current);
 // process (same pid, so the BOINC client still tracks it). Call first in
 // main(), before any thread or BOINC state exists. Returns only when no
 // restart is needed or it could not be made (the app then runs as it is).
+// An exec keeps interval timers but not signal handlers: a profiler
+// preloaded into the app (gperftools' CPUPROFILE) kills it with SIGPROF after
+// the restart, so set GLIBC_TUNABLES=glibc.malloc.hugetlb=1 when profiling.
 void restart_with_huge_page_malloc(char** argv);
 
 }  // namespace helix
