@@ -44,8 +44,12 @@ use_client_dir() {
 # PIDs of processes whose working directory is DIR: the app under the client.
 app_pids() {
   local dir=${1:-$slot} proc
+  # -ef compares the cwd's device and inode in this shell: a $(readlink) per
+  # process forked once each, half a second a scan, which left the restart
+  # scenario too slow to stop a short example WU between its first
+  # checkpoint and its end.
   for proc in /proc/[0-9]*; do
-    [[ $(readlink "$proc/cwd" 2>/dev/null) == "$dir" ]] && echo "${proc#/proc/}"
+    [[ $proc/cwd -ef $dir ]] 2>/dev/null && echo "${proc#/proc/}"
   done
   return 0
 }
