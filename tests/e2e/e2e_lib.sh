@@ -43,14 +43,17 @@ use_client_dir() {
 
 # PIDs of processes whose working directory is DIR: the app under the client.
 app_pids() {
-  local dir=${1:-$slot} proc
-  # -ef compares the cwd's device and inode in this shell: a $(readlink) per
+  local dir=${1:-$slot} line
+  # One stat for every process ("/proc/PID/cwd -> DIR"): a $(readlink) per
   # process forked once each, half a second a scan, which left the restart
   # scenario too slow to stop a short example WU between its first
-  # checkpoint and its end.
-  for proc in /proc/[0-9]*; do
-    [[ $proc/cwd -ef $dir ]] 2>/dev/null && echo "${proc#/proc/}"
-  done
+  # checkpoint and its end. The link's text, not its inode (-ef): the
+  # disk-full scenario's slot is a tmpfs in the app's own mount namespace.
+  while IFS= read -r line; do
+    [[ $line == *" -> $dir" ]] || continue
+    line=${line#/proc/}
+    echo "${line%%/*}"
+  done < <(QUOTING_STYLE=literal stat -c '%N' /proc/[0-9]*/cwd 2>/dev/null)
   return 0
 }
 
