@@ -1,5 +1,6 @@
 #include "hmm_alphabet.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -45,8 +46,10 @@ std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& 
   return codes;
 }
 
-std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what) {
+std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what, std::size_t expected) {
   std::vector<TargetSequence> targets;
+  // A record takes at least 4 bytes (">a\nA"): a wrong count cannot reserve more.
+  targets.reserve(std::min(expected, text.size() / 4));
   for_each_fasta_record(text, what, [&](FastaText& record) {
     if (record.letters.size() > kMaxTargetLength)
       throw InputError(what + ", sequence " + record.id + ": " + std::to_string(record.letters.size()) +

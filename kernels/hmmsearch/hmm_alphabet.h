@@ -35,7 +35,9 @@ struct TargetSequence {
 std::vector<std::uint8_t> digitize(std::string_view letters, const std::string& what,
                                    const std::string& sequence = "");
 // FASTA text -> targets. Throws InputError for bad FASTA (see split_fasta),
-// a bad character, or a sequence longer than kMaxTargetLength.
-std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what);
+// a bad character, or a sequence longer than kMaxTargetLength. `expected`
+// (the count a WU's params state, else 0) only sizes the vector up front, so
+// that 450,000 targets are not moved ~19 times as it grows.
+std::vector<TargetSequence> parse_targets(std::string_view text, const std::string& what, std::size_t expected = 0);
 
 }  // namespace helix::hmmsearch

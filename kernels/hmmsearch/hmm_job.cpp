@@ -111,7 +111,7 @@ HmmJobResult run_hmm_job(const HmmParams& params, const std::vector<HmmEngine*>&
     if (database.text().size() != params.chunk_bytes)
       throw InputError("database: " + std::to_string(database.text().size()) + " bytes where the WU's params say " +
                        std::to_string(params.chunk_bytes) + " (a truncated or replaced file)");
-    return parse_targets(database.text(), "database");
+    return parse_targets(database.text(), "database", params.chunk_targets);
   }();
   std::uint64_t residues = 0;
   for (const TargetSequence& t : targets) residues += t.codes.size();
