@@ -1,6 +1,7 @@
 #include "hmm_alidisplay.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <stdexcept>
@@ -33,10 +34,19 @@ DisplaySpan domain_span(const Trace& trace, int which) {
 }
 
 // Easel's digital code of a symbol, either case (-1 for none): the
-// consensus may be lower case where the node is weakly conserved.
+// consensus may be lower case where the node is weakly conserved. A table,
+// since every match step of every displayed domain asks.
 int symbol_code(char symbol) {
-  const char* found = std::strchr(kSymbols, std::toupper(static_cast<unsigned char>(symbol)));
-  return symbol != '\0' && found != nullptr ? static_cast<int>(found - kSymbols) : -1;
+  static const std::array<int, 256> codes = [] {
+    std::array<int, 256> table;
+    table.fill(-1);
+    for (int c = 1; c < 256; ++c) {
+      const char* found = std::strchr(kSymbols, std::toupper(c));
+      if (found != nullptr) table[c] = static_cast<int>(found - kSymbols);
+    }
+    return table;
+  }();
+  return codes[static_cast<unsigned char>(symbol)];
 }
 
 char upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
@@ -63,6 +73,10 @@ AlignmentDisplay make_alignment_display(const Trace& trace, const SearchProfile&
   display.hmmfrom = trace.k[span.first], display.hmmto = trace.k[span.last], display.M = profile.M;
   display.sqfrom = trace.i[span.first], display.sqto = trace.i[span.last], display.L = L;
   const bool has_posteriors = static_cast<int>(trace.pp.size()) == trace.size();
+  // Each line gets one character a step: sized once, not grown as it goes.
+  const std::size_t steps = static_cast<std::size_t>(span.last - span.first + 1);
+  for (std::string* line : {&display.model, &display.mline, &display.aseq}) line->reserve(steps);
+  if (has_posteriors) display.ppline.reserve(steps);
   for (int z = span.first; z <= span.last; ++z) {
     const std::uint8_t state = trace.state[z];
     const int k = trace.k[z], i = trace.i[z];
