@@ -50,9 +50,9 @@ void self_check_block(const SearchProfile& profile, const std::vector<TargetSequ
                       std::size_t count, const ChunkSearch& search, const PipelineOptions& options,
                       std::uint32_t block);
 // The engine's domain definition of the block's passed targets (`domains`,
-// parallel to search.passed), checked: two of the self-checked passed
-// targets' definitions redone wholly on the CPU must be the same, bit for
-// bit; else GpuError.
+// parallel to search.passed), checked: the definition of the shortest passed
+// target whose regions the engine sampled (else of the shortest passed one)
+// redone wholly on the CPU must be the same, bit for bit; else GpuError.
 void self_check_domains(const SearchProfile& profile, const std::vector<TargetSequence>& targets, std::size_t first,
                         const ChunkSearch& search, const std::vector<TargetDomains>& domains);
 

@@ -488,15 +488,16 @@ TEST_F(HmmJob, SelfCheckTurnsAWrongEngineIntoAGpuError) {
   }
   // Posteriors or envelopes wrong: the filters agree, domain definition does not.
   // globins45 holds no multi-domain region: a target of fn3 domains from
-  // 7LESS_DROME (its regions are sampled) first, as the self-check redoes
-  // each block's first passed target, gives the sampling something to get wrong.
+  // 7LESS_DROME (its regions are sampled), last and longer than any globin,
+  // gives the sampling something to get wrong; the self-check redoes the
+  // shortest sampled target wherever it is.
   const std::string sevenless = read_file_text(fs::path(kFn3).parent_path() / "7LESS_DROME");
   std::string residues;  // the lines after the SQ line, up to "//"
   for (std::size_t c = sevenless.find('\n', sevenless.find("\nSQ ") + 1), end = sevenless.find("\n//"); c < end; ++c)
     if (std::isupper(static_cast<unsigned char>(sevenless[c]))) residues += sevenless[c];
   ASSERT_EQ(residues.size(), 2554u);
-  database_text_ = ">fn3_repeats 7LESS_DROME 826-914, 826-900, 1809-1891\n" + residues.substr(825, 89) +
-                   residues.substr(825, 75) + residues.substr(1808, 83) + "\n" + database_text_;
+  database_text_ += ">fn3_repeats 7LESS_DROME 826-914, 826-900, 1809-1891\n" + residues.substr(825, 89) +
+                    residues.substr(825, 75) + residues.substr(1808, 83) + "\n";
   targets_ = parse_targets(database_text_, "fn3 repeats + globins45");
   write_inputs();
   for (Fault fault : {Fault::kPosteriors, Fault::kEnvelopes, Fault::kSampling}) {
