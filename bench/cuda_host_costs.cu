@@ -7,10 +7,13 @@
 //
 // Prints the cost of a launch (with ~320 bytes of arguments, as swsearch's
 // pair kernels), an async memset, an async copy into pinned memory, an event
-// record with a wait on it, and of waiting for a ~10 ms kernel in three ways.
+// record with a wait on it, of waiting for a ~10 ms kernel in three ways, of
+// page-locked allocations (cudaMallocHost + cudaFreeHost) by size, and of
+// reading 4 MiB back into pinned or into pageable memory.
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <ctime>
 
@@ -35,8 +38,8 @@ double process_cpu_s() {
 }
 
 template <typename Call>
-void per_call(const char* name, Call call) {
-  constexpr int kCalls = 2000;
+void per_call(const char* name, Call call, int calls = 2000) {
+  const int kCalls = calls;
   const double start = process_cpu_s();
   for (int i = 0; i < kCalls; ++i) call();
   const double spent = process_cpu_s() - start;
@@ -81,5 +84,31 @@ int main() {
     std::printf("a ~10 ms kernel, %-25s %7.1f us of CPU a wait\n", ways[way],
                 (process_cpu_s() - start) / kWaits * 1e6);
   }
+
+  // The engines' pinned read-back buffers grow as batches grow: what one
+  // growth costs, by size.
+  for (const std::size_t kib : {4, 64, 1024, 16384}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "cudaMallocHost + cudaFreeHost, %zu KiB", kib);
+    per_call(name, [&] {
+      void* memory = nullptr;
+      if (cudaMallocHost(&memory, kib << 10) == cudaSuccess) cudaFreeHost(memory);
+    }, kib >= 1024 ? 20 : 200);
+  }
+  constexpr std::size_t kReadBack = std::size_t(4) << 20;
+  char* device_bytes = nullptr;
+  char* pinned_bytes = nullptr;
+  char* pageable_bytes = new char[kReadBack];
+  for (std::size_t i = 0; i < kReadBack; i += 4096) pageable_bytes[i] = 0;  // pages touched once
+  if (cudaMalloc(&device_bytes, kReadBack) != cudaSuccess || cudaMallocHost(&pinned_bytes, kReadBack) != cudaSuccess)
+    return 1;
+  per_call("4 MiB read back into pinned, waited", [&] {
+    cudaMemcpyAsync(pinned_bytes, device_bytes, kReadBack, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+  }, 100);
+  per_call("4 MiB read back into pageable, waited", [&] {
+    cudaMemcpyAsync(pageable_bytes, device_bytes, kReadBack, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+  }, 100);
   return 0;
 }
