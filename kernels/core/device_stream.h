@@ -105,7 +105,6 @@ template <typename T>
 struct PinnedBuffer {
   T* data = nullptr;
   std::size_t capacity = 0;  // elements
-  static constexpr std::size_t kLeastBytes = std::size_t(256) << 10;
 
   PinnedBuffer() = default;
   PinnedBuffer(const PinnedBuffer&) = delete;
@@ -113,17 +112,16 @@ struct PinnedBuffer {
   ~PinnedBuffer() { release(); }
 
   // Room for at least n elements (at least one). When the buffer grows its
-  // contents are not kept (engines refill it before each use). Each growth
-  // is a cudaMallocHost and a cudaFreeHost, the driver's work, costly by
-  // the call as well as by the byte: grown to exactly each larger batch's
-  // size, or by half again, the hmmsearch app's read-back buffers were
-  // pinned anew dozens of times an engine (the two calls 8 % of its host
-  // CPU on a GPU-class WU). So a buffer starts at kLeastBytes and at least
-  // doubles. Throws GpuError naming `what`; the buffer is then empty.
+  // contents are not kept (engines refill it before each use), and it grows
+  // by half again at least: pinning is the driver's work, about as costly
+  // as the bytes pinned, and growing to exactly each larger batch's size
+  // pinned anew for every one of them (cudaMallocHost and cudaFreeHost were
+  // 8 % of the hmmsearch app's host CPU on a GPU-class WU). Throws
+  // GpuError naming `what`; the buffer is then empty.
   void reserve(std::size_t n, const char* what) {
     if (n == 0) n = 1;
     if (capacity >= n) return;
-    const std::size_t grown = std::max({n, 2 * capacity, kLeastBytes / sizeof(T)});
+    const std::size_t grown = std::max(n, capacity + capacity / 2);
     release();
     void* memory = nullptr;
     check_cuda(cudaMallocHost(&memory, grown * sizeof(T)), what);
