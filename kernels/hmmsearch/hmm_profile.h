@@ -15,7 +15,6 @@
 //   - the bias ("null2-free composition") filter: a two-state HMM whose
 //     second state emits the model's average composition.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -89,15 +88,11 @@ SearchProfile configure_profile(const ProfileHmm& hmm);
 LengthConfig length_config(int L);
 
 // length_config() remembered for the lengths met so far (a chunk has a few
-// thousand distinct lengths; its targets, hundreds of thousands). The table
-// at least doubles when a longer target comes: grown to exactly each new
-// length, it was copied into fresh pages once per distinct length (16 % of
-// the hmmsearch app's page faults on a GPU-class WU).
+// thousand distinct lengths; its targets, hundreds of thousands).
 class LengthConfigTable {
  public:
   const LengthConfig& operator()(int L) {
-    if (static_cast<std::size_t>(L) >= configs_.size())
-      configs_.resize(std::max(static_cast<std::size_t>(L) + 1, 2 * configs_.size()));
+    if (static_cast<std::size_t>(L) >= configs_.size()) configs_.resize(L + 1);
     if (configs_[L].L != L) configs_[L] = length_config(L);
     return configs_[L];
   }
