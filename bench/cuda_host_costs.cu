@@ -39,12 +39,11 @@ double process_cpu_s() {
 
 template <typename Call>
 void per_call(const char* name, Call call, int calls = 2000) {
-  const int kCalls = calls;
   const double start = process_cpu_s();
-  for (int i = 0; i < kCalls; ++i) call();
+  for (int i = 0; i < calls; ++i) call();
   const double spent = process_cpu_s() - start;
   cudaDeviceSynchronize();
-  std::printf("%-40s %7.2f us of CPU a call\n", name, spent / kCalls * 1e6);
+  std::printf("%-40s %7.2f us of CPU a call\n", name, spent / calls * 1e6);
 }
 
 }  // namespace
