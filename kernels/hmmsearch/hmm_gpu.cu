@@ -98,7 +98,8 @@ class GpuEngine : public HmmEngine {
                      [&](std::uint32_t a, std::uint32_t b) { return target_length(a) > target_length(b); });
     in.order.upload_reusing(order.data(), order.size(), "uploading the target order");
     in.tjb_host.resize(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) in.tjb_host[t] = lengths_(std::max(target_length(t), 1)).msv_tjb;
+    for (std::size_t t = 0; t < targets.size(); ++t)
+      in.tjb_host[t] = shared_length_config(std::max(target_length(t), 1)).msv_tjb;
     in.tjb.upload_reusing(in.tjb_host.data(), in.tjb_host.size(), "uploading length costs");
     targets_loaded();
   }
@@ -189,7 +190,7 @@ class GpuEngine : public HmmEngine {
     std::vector<float> scores(which.size());
     for (std::size_t b = 0; b < which.size(); ++b)
       scores[b] = xc[b] >= 32767 ? std::numeric_limits<float>::infinity()
-                                 : viterbi_score_of_xc(xc[b], lengths_(target_length(which[b])).vit_move);
+                                 : viterbi_score_of_xc(xc[b], shared_length_config(target_length(which[b])).vit_move);
     return scores;
   }
 
@@ -402,7 +403,7 @@ class GpuEngine : public HmmEngine {
     std::vector<std::uint64_t> special_offsets(count);
     for (std::uint32_t b = 0; b < count; ++b) {
       const std::uint32_t target = tasks[batch[b]].target;
-      entries[b] = {target, lengths_(target_length(target))};
+      entries[b] = {target, shared_length_config(target_length(target))};
       special_offsets[b] = jobs[b].x_at;
     }
     region_entries_.upload_reusing(entries.data(), count, "uploading region targets");
@@ -447,7 +448,7 @@ class GpuEngine : public HmmEngine {
       forward_spans[b].codes_at = job.codes_at, forward_spans[b].L = job.L, forward_spans[b].rows_at = job.rows_at;
       backward_spans[b] = forward_spans[b];
       backward_spans[b].rows_at = job.rows_at + envelope_row_floats(job.L, fwd_q_) / 2;
-      LengthConfig unihit = lengths_(target_length(task.target));
+      LengthConfig unihit = shared_length_config(target_length(task.target));
       unihit.fwd_move = job.special.n_move, unihit.fwd_loop = job.special.n_loop;
       entries[b] = {task.target, unihit};
       specials[b] = job.special;
@@ -579,7 +580,7 @@ class GpuEngine : public HmmEngine {
     std::uint64_t at = 0;
     for (std::uint32_t b = 0; b < count; ++b) {
       targets[b] = which[batch[b]];
-      entries[b] = {targets[b], lengths_(target_length(targets[b]))};
+      entries[b] = {targets[b], shared_length_config(target_length(targets[b]))};
       specials[b] = special_odds(target_length(targets[b]), true);
       offsets[b] = at;
       at += special_floats(targets[b]);
@@ -702,7 +703,7 @@ class GpuEngine : public HmmEngine {
     });
     batch_host_.reserve(count, "a filter batch (pinned)");
     for (std::uint32_t b = 0; b < count; ++b) {
-      const LengthConfig config = lengths_(target_length(which[by_length[b]]));
+      const LengthConfig config = shared_length_config(target_length(which[by_length[b]]));
       batch_host_.data[b] = {which[by_length[b]], config};
     }
     reserve(batch_, count, "a filter batch");
@@ -795,7 +796,6 @@ class GpuEngine : public HmmEngine {
   bool warp_msv_ = true;
   const SequenceSet* targets_ = nullptr;
   const SearchProfile* profile_ = nullptr;
-  LengthConfigTable lengths_;
   int msv_words_ = 0, vit_q_ = 1, fwd_q_ = 2;
   // The loaded targets on the device, shared by the engines of one device
   // that search the same round (share_targets): read only, once uploaded.

@@ -35,8 +35,8 @@ namespace {
 
 float bits_over(float nats, float null_nats) { return static_cast<float>((nats - null_nats) / kLn2); }
 
-// length_config() for the lengths of a chunk, each computed once, with the
-// lowest MSV score that passes F1 at that length. The MSV score takes one of
+// A search's length configurations (shared_length_config) with the lowest
+// MSV score that passes F1 at each length, computed once a search. The MSV score takes one of
 // 256 values (one per final J byte) and its P-value falls as it rises, so
 // "score >= that lowest passing score" is the F1 test itself, without an
 // exp() per target.
@@ -44,10 +44,10 @@ class LengthConfigs {
  public:
   LengthConfigs(const SearchProfile& profile, double F1) : profile_(profile), F1_(F1) {}
 
-  const LengthConfig& of(int L) { return table_(L); }
+  const LengthConfig& of(int L) { return shared_length_config(L); }
   float lowest_passing_msv_score(int L) {
     if (static_cast<std::size_t>(L) >= lowest_passing_.size()) lowest_passing_.resize(L + 1, kNotYet);
-    if (lowest_passing_[L] == kNotYet) lowest_passing_[L] = lowest_passing_msv(table_(L));
+    if (lowest_passing_[L] == kNotYet) lowest_passing_[L] = lowest_passing_msv(shared_length_config(L));
     return lowest_passing_[L];
   }
 
@@ -70,7 +70,6 @@ class LengthConfigs {
 
   const SearchProfile& profile_;
   double F1_;
-  LengthConfigTable table_;
   std::vector<float> lowest_passing_;
 };
 

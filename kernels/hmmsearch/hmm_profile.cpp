@@ -1,9 +1,13 @@
 #include "hmm_profile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
 
 namespace helix::hmmsearch {
 
@@ -252,6 +256,42 @@ LengthConfig length_config(int L) {
   config.log_p1 = std::log(config.null_p1);
   config.log_1_minus_p1 = std::log(static_cast<float>(1. - config.null_p1));
   return config;
+}
+
+namespace {
+
+// shared_length_config()'s table. Static storage of constant-initialized
+// members: zero pages until a length of theirs is asked for.
+class SharedLengthConfigs {
+ public:
+  const LengthConfig& at(int L) {
+    if (L < 0 || static_cast<std::size_t>(L) > kMaxTargetLength)
+      throw std::out_of_range("shared_length_config: target length " + std::to_string(L) + " is outside 0.." +
+                              std::to_string(kMaxTargetLength));
+    const int page = L / kPageLengths;
+    if (!ready_[page].load(std::memory_order_acquire)) fill(page);
+    return configs_[L];
+  }
+
+ private:
+  static constexpr int kPageLengths = 4096;
+  static constexpr int kPages = static_cast<int>(kMaxTargetLength) / kPageLengths + 1;
+  void fill(int page) {
+    const std::lock_guard<std::mutex> hold(filling_);
+    if (ready_[page].load(std::memory_order_relaxed)) return;
+    for (int L = page * kPageLengths; L < (page + 1) * kPageLengths; ++L) configs_[L] = length_config(L);
+    ready_[page].store(true, std::memory_order_release);
+  }
+  std::mutex filling_;
+  std::atomic<bool> ready_[kPages] = {};
+  LengthConfig configs_[kPages * kPageLengths];
+};
+
+}  // namespace
+
+const LengthConfig& shared_length_config(int L) {
+  static SharedLengthConfigs table;
+  return table.at(L);
 }
 
 }  // namespace helix::hmmsearch

@@ -87,19 +87,13 @@ struct LengthConfig {
 SearchProfile configure_profile(const ProfileHmm& hmm);
 LengthConfig length_config(int L);
 
-// length_config() remembered for the lengths met so far (a chunk has a few
-// thousand distinct lengths; its targets, hundreds of thousands).
-class LengthConfigTable {
- public:
-  const LengthConfig& operator()(int L) {
-    if (static_cast<std::size_t>(L) >= configs_.size()) configs_.resize(L + 1);
-    if (configs_[L].L != L) configs_[L] = length_config(L);
-    return configs_[L];
-  }
-
- private:
-  std::vector<LengthConfig> configs_;  // configs_[L].L == L once computed
-};
+// length_config(L) for 0 <= L <= kMaxTargetLength, from one table a process
+// shares (thread-safe): each page of 4,096 lengths is computed when one of
+// its lengths is first asked for, and only those pages of the table are
+// ever touched. A table per search or engine was touched anew up to its
+// longest target every time (16 % of the hmmsearch app's page faults on a
+// GPU-class WU). Throws std::out_of_range for any other L.
+const LengthConfig& shared_length_config(int L);
 
 // Easel's SSE expf, lane for lane in scalar float (the Forward filter's odds).
 float easel_sse_expf(float x);

@@ -49,7 +49,7 @@ class ReferenceEngine : public HmmEngine {
     for (std::size_t t = 0; t < targets_->size(); ++t) {
       const int L = target_length(t);
       scores[t] = L == 0 ? -std::numeric_limits<float>::infinity()
-                         : msv_filter_score(targets_->begin(t), L, view, lengths_(L).msv_tjb, row.data());
+                         : msv_filter_score(targets_->begin(t), L, view, shared_length_config(L).msv_tjb, row.data());
     }
     return scores;
   }
@@ -59,7 +59,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scores;
     for (std::uint32_t t : which) {
       const int L = target_length(t);
-      scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, lengths_(L)));
+      scores.push_back(bias_filter_score(targets_->begin(t), L, profile_->bias_filter, shared_length_config(L)));
     }
     return scores;
   }
@@ -72,7 +72,8 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scores;
     for (std::uint32_t t : which) {
       const int L = target_length(t);
-      scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, lengths_(L).vit_move, rows.data()));
+      const std::int16_t move = shared_length_config(L).vit_move;
+      scores.push_back(viterbi_filter_score(targets_->begin(t), L, view, move, rows.data()));
     }
     return scores;
   }
@@ -84,7 +85,7 @@ class ReferenceEngine : public HmmEngine {
     std::vector<float> scratch(forward_scratch_floats(profile_->M));
     std::vector<float> scores;
     for (std::uint32_t t : which) {
-      const LengthConfig config = lengths_(target_length(t));
+      const LengthConfig config = shared_length_config(target_length(t));
       scores.push_back(forward_score(targets_->begin(t), config.L, view, config.fwd_move, config.fwd_loop,
                                      scratch.data()));
     }
@@ -134,7 +135,6 @@ class ReferenceEngine : public HmmEngine {
   // A loaded target's length, as the filters and length models count it (int).
   int target_length(std::uint32_t t) const { return static_cast<int>(targets_->length(t)); }
   const SearchProfile* profile_ = nullptr;
-  LengthConfigTable lengths_;
 };
 
 }  // namespace

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -23,6 +26,38 @@ using namespace test_data;  // NOLINT: kTutorial, kProteins, ...
 
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool same_config(const LengthConfig& a, const LengthConfig& b) {
+  return a.L == b.L && a.msv_tjb == b.msv_tjb && a.vit_move == b.vit_move && same_bits(a.fwd_move, b.fwd_move) &&
+         same_bits(a.fwd_loop, b.fwd_loop) && same_bits(a.null_p1, b.null_p1) &&
+         same_bits(a.null_score, b.null_score) && same_bits(a.log_p1, b.log_p1) &&
+         same_bits(a.log_1_minus_p1, b.log_1_minus_p1);
+}
+
+// The process's shared table is length_config() itself at every length a
+// target may have, also when four threads fill its pages at once, each
+// asking from another end.
+TEST(SharedLengthConfig, IsLengthConfigAtEveryLengthFromFourThreads) {
+  const int longest = static_cast<int>(kMaxTargetLength);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int n = 0; n <= longest; ++n) {
+        const int L = t % 2 == 0 ? n : longest - n;
+        if (!same_config(shared_length_config(L), length_config(L))) ++mismatches[t];
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+  EXPECT_EQ(shared_length_config(4097).L, 4097);
+  EXPECT_EQ(&shared_length_config(300), &shared_length_config(300));  // one table, not a copy
+}
+
+TEST(SharedLengthConfig, RefusesLengthsNoTargetHas) {
+  EXPECT_THROW(shared_length_config(-1), std::out_of_range);
+  EXPECT_THROW(shared_length_config(static_cast<int>(kMaxTargetLength) + 1), std::out_of_range);
+}
 
 class HmmDp : public ::testing::TestWithParam<std::string> {
  protected:
