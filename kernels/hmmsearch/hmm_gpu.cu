@@ -66,23 +66,6 @@ std::vector<T> striped_emissions(const std::vector<T>& by_code, int M, int Q, in
   return out;
 }
 
-// One job's used part of its room, in 32-bit words: source words
-// [from, from + count) go to packed words [to, to + count).
-struct WordSpan {
-  std::uint64_t from = 0, to = 0;
-  std::uint32_t count = 0;
-};
-
-// Packs the spans' words one after another (a block a span at a time), so
-// that only what the jobs used is copied back into pinned memory.
-__global__ void pack_word_spans(const std::uint32_t* __restrict__ source, std::uint32_t* __restrict__ packed,
-                                const WordSpan* __restrict__ spans, unsigned count) {
-  for (unsigned s = blockIdx.x; s < count; s += gridDim.x) {
-    const WordSpan span = spans[s];
-    for (std::uint32_t w = threadIdx.x; w < span.count; w += blockDim.x) packed[span.to + w] = source[span.from + w];
-  }
-}
-
 // Targets searched at once between checkpoints (HmmEngine::round_targets):
 // 16 of the default WU blocks, about 100 M residues of UniProt, a few seconds
 // of a small GPU's time for a few profiles.
@@ -381,23 +364,18 @@ class GpuEngine : public HmmEngine {
 
     region_results_host_.reserve(2 * count, "region results (pinned)");
     region_sums_host_.reserve(sums, "region null2 sums (pinned)");
+    region_pairs_host_.reserve(pairs, "region segment pairs (pinned)");
     check_cuda(cudaMemcpyAsync(region_results_host_.data, region_results_.data, 2 * count * sizeof(int),
                                cudaMemcpyDeviceToHost, stream_),
                "region results");
     check_cuda(cudaMemcpyAsync(region_sums_host_.data, region_usage_.data + usage, sums * sizeof(float),
                                cudaMemcpyDeviceToHost, stream_),
                "region null2 sums");
+    check_cuda(cudaMemcpyAsync(region_pairs_host_.data, region_pairs_.data, pairs * sizeof(SampledPair),
+                               cudaMemcpyDeviceToHost, stream_),
+               "region segment pairs");
     stream_.synchronize("region sampling on the GPU");
     const int* results = region_results_host_.data;
-    std::vector<std::uint64_t> room_at(count);
-    std::vector<std::uint32_t> pair_counts(count, 0);
-    for (std::uint32_t b = 0; b < count; ++b) {
-      room_at[b] = jobs[b].pairs_at;
-      if (results[b] == kSampled) pair_counts[b] = static_cast<std::uint32_t>(results[count + b]);
-    }
-    const std::vector<std::uint64_t> pairs_at =
-        read_back_used(region_pairs_.data, room_at, pair_counts, region_pairs_packed_, region_pairs_host_,
-                       "region segment pairs");
     const float* all_sums = region_sums_host_.data;
     const SampledPair* all_pairs = region_pairs_host_.data;
     const HmmerFloatMode hmmer_mode;  // the CPU's second tries
@@ -409,8 +387,8 @@ class GpuEngine : public HmmEngine {
         out = sample_target_region(multihit, targets_->begin(task.target), task.i, task.j, samples, seed);
         continue;
       }
-      const SampledPair* first_pair = all_pairs + pairs_at[b];
-      out.pairs.assign(first_pair, first_pair + pair_counts[b]);
+      const SampledPair* first_pair = all_pairs + jobs[b].pairs_at;
+      out.pairs.assign(first_pair, first_pair + results[count + b]);
       out.sums.assign(all_sums + jobs[b].sums_at, all_sums + jobs[b].sums_at + jobs[b].L);
     }
   }
@@ -529,25 +507,20 @@ class GpuEngine : public HmmEngine {
     launch_envelope_decoding(launch, stream_);
 
     env_scores_host_.reserve(count, "envelope scores (pinned)");
+    env_steps_host_.reserve(steps, "envelope traces (pinned)");
     check_cuda(cudaMemcpyAsync(env_scores_host_.data, env_scores_.data, count * sizeof(EnvelopeScores),
                                cudaMemcpyDeviceToHost, stream_),
                "envelope scores");
+    check_cuda(cudaMemcpyAsync(env_steps_host_.data, env_steps_.data, steps * sizeof(TraceStep),
+                               cudaMemcpyDeviceToHost, stream_),
+               "envelope traces");
     stream_.synchronize("envelope rescoring on the GPU");
-    std::vector<std::uint64_t> room_at(count);
-    std::vector<std::uint32_t> used(count, 0);
-    for (std::uint32_t b = 0; b < count; ++b) {
-      room_at[b] = jobs[b].steps_at;
-      const EnvelopeScores& scores = env_scores_host_.data[b];
-      if (scores.ok) used[b] = static_cast<std::uint32_t>(scores.steps);
-    }
-    const std::vector<std::uint64_t> steps_at =
-        read_back_used(env_steps_.data, room_at, used, env_steps_packed_, env_steps_host_, "envelope traces");
     for (std::uint32_t b = 0; b < count; ++b) {
       EnvelopeRescore& out = rescored[batch[b]];
       out.scores = env_scores_host_.data[b];
       if (!out.scores.ok) continue;
-      const TraceStep* first = env_steps_host_.data + steps_at[b];
-      out.steps.assign(first, first + used[b]);
+      const TraceStep* first = env_steps_host_.data + jobs[b].steps_at;
+      out.steps.assign(first, first + out.scores.steps);
     }
   }
   static constexpr std::size_t kSpecialsBudget = std::size_t(256) << 20;  // bytes per array per batch
@@ -762,43 +735,6 @@ class GpuEngine : public HmmEngine {
     reserve(xj_, targets_->size(), "allocating MSV results");
   }
 
-  // Reads back, into `host`, only the used part of each job's room in
-  // `source` (device): used[b] elements at room_at[b], packed job after job;
-  // returns where job b's elements start in `host`. A batch's rooms are
-  // sized for its worst case (an envelope's trace L + M + 16 steps, a
-  // region's pairs samples * (8 + L / 32)), several times what the jobs use,
-  // and pinning host memory costs about 0.5 ms of CPU a MB (H100 host,
-  // bench/cuda_host_costs.cu): read back whole, they were most of the
-  // hmmsearch app's pinned memory. Ends the batch with its synchronize.
-  template <typename T>
-  std::vector<std::uint64_t> read_back_used(const T* source, const std::vector<std::uint64_t>& room_at,
-                                            const std::vector<std::uint32_t>& used, DeviceBuffer<T>& packed,
-                                            PinnedBuffer<T>& host, const char* what) {
-    static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "packed as 32-bit words");
-    constexpr std::uint64_t kWords = sizeof(T) / sizeof(std::uint32_t);
-    std::vector<std::uint64_t> packed_at(used.size());
-    std::vector<WordSpan> spans;
-    std::uint64_t total = 0;
-    for (std::size_t b = 0; b < used.size(); ++b) {
-      packed_at[b] = total;
-      if (used[b] == 0) continue;
-      spans.push_back({room_at[b] * kWords, total * kWords, static_cast<std::uint32_t>(used[b] * kWords)});
-      total += used[b];
-    }
-    if (total == 0) return packed_at;
-    word_spans_.upload_reusing(spans.data(), spans.size(), what);
-    reserve(packed, total, what);
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(spans.size(), 4096));
-    pack_word_spans<<<blocks, 128, 0, stream_>>>(reinterpret_cast<const std::uint32_t*>(source),
-                                                 reinterpret_cast<std::uint32_t*>(packed.data), word_spans_.data,
-                                                 static_cast<unsigned>(spans.size()));
-    check_cuda(cudaGetLastError(), what);
-    host.reserve(total, what);
-    check_cuda(cudaMemcpyAsync(host.data, packed.data, total * sizeof(T), cudaMemcpyDeviceToHost, stream_), what);
-    stream_.synchronize(what);
-    return packed_at;
-  }
-
   // Device buffers reused from call to call (grown when a call needs more).
   // Growing frees the old memory, which a kernel queued earlier in the call
   // (Forward, before Backward asks for more rows) may still use: the stream
@@ -882,12 +818,11 @@ class GpuEngine : public HmmEngine {
   DeviceBuffer<std::uint8_t> own_scales_;
   bool envelope_profile_ready_ = false;
   DeviceBuffer<float> env_transitions_, env_match_, env_rows_, env_specials_;
-  DeviceBuffer<TraceStep> env_steps_, env_steps_packed_;  // traces at their rooms; the used steps packed
+  DeviceBuffer<TraceStep> env_steps_;
   DeviceBuffer<EnvelopeScores> env_scores_;
   DeviceBuffer<float> region_usage_;  // usage scratch, then the null2 sums
   DeviceBuffer<int> region_used_, region_results_;
-  DeviceBuffer<SampledPair> region_pairs_, region_pairs_packed_;  // at their rooms; the used pairs packed
-  DeviceBuffer<WordSpan> word_spans_;                             // read_back_used()'s spans
+  DeviceBuffer<SampledPair> region_pairs_;
   DeviceBuffer<BatchTarget> region_entries_;            // region_forward_matrices()'s inputs
   DeviceBuffer<std::uint64_t> region_special_offsets_;
   // A batch's inputs, reused from batch to batch (upload_reusing: every
