@@ -35,16 +35,14 @@ namespace {
 
 float bits_over(float nats, float null_nats) { return static_cast<float>((nats - null_nats) / kLn2); }
 
-// A search's length configurations (shared_length_config) with the lowest
-// MSV score that passes F1 at each length, computed once a search. The MSV score takes one of
-// 256 values (one per final J byte) and its P-value falls as it rises, so
-// "score >= that lowest passing score" is the F1 test itself, without an
-// exp() per target.
-class LengthConfigs {
+// The lowest MSV score that passes F1 at each length of a chunk, computed
+// once a search. The MSV score takes one of 256 values (one per final J
+// byte) and its P-value falls as it rises, so "score >= that lowest passing
+// score" is the F1 test itself, without an exp() per target.
+class MsvPassingScores {
  public:
-  LengthConfigs(const SearchProfile& profile, double F1) : profile_(profile), F1_(F1) {}
+  MsvPassingScores(const SearchProfile& profile, double F1) : profile_(profile), F1_(F1) {}
 
-  const LengthConfig& of(int L) { return shared_length_config(L); }
   float lowest_passing_msv_score(int L) {
     if (static_cast<std::size_t>(L) >= lowest_passing_.size()) lowest_passing_.resize(L + 1, kNotYet);
     if (lowest_passing_[L] == kNotYet) lowest_passing_[L] = lowest_passing_msv(shared_length_config(L));
@@ -75,13 +73,13 @@ class LengthConfigs {
 
 // Targets that pass the MSV filter (P <= F1 against the plain null).
 std::vector<PassedTarget> past_msv(const SequenceSet& targets, const std::vector<float>& msv,
-                                   LengthConfigs& configs) {
+                                   MsvPassingScores& passing) {
   std::vector<PassedTarget> survivors;
   for (std::size_t t = 0; t < targets.size(); ++t) {
     const int L = static_cast<int>(targets.length(t));
     if (L == 0) continue;
-    if (!(msv[t] >= configs.lowest_passing_msv_score(L))) continue;
-    const LengthConfig& config = configs.of(L);
+    if (!(msv[t] >= passing.lowest_passing_msv_score(L))) continue;
+    const LengthConfig& config = shared_length_config(L);
     PassedTarget target;
     target.target = static_cast<std::uint32_t>(t);
     target.msv_nats = msv[t];
@@ -118,8 +116,8 @@ ChunkSearch search_chunk(const SearchProfile& profile, const SequenceSet& target
   ChunkSearch search;
   search.counts.targets = targets.size();
   search.counts.residues = targets.residues.size();
-  LengthConfigs configs(profile, options.F1);
-  std::vector<PassedTarget> msv_survivors = past_msv(targets, engine.msv_scores(), configs);
+  MsvPassingScores passing(profile, options.F1);
+  std::vector<PassedTarget> msv_survivors = past_msv(targets, engine.msv_scores(), passing);
   search.counts.past_msv = msv_survivors.size();
   std::vector<double> p_after_bias;
   std::vector<PassedTarget> candidates = past_bias(profile, std::move(msv_survivors), engine, options, p_after_bias);
